@@ -73,6 +73,7 @@ from memory.summaries.recaps import recap_items
 from personalab.lib.filestore.jsonfile import utc_now
 from personalab.lib.filestore.session_read import SessionRead
 from personalab.lib.filestore.store import FileStore
+from personalab.lib.line_index import MESSAGE_KINDS, kinds_among
 from personalab.lib.line_macros import macros_in
 from personalab.lib.llm import Provider
 from personalab.lib.llm_providers import provider_for
@@ -129,12 +130,14 @@ def context_load(store: FileStore, *, instance_id: str, user_text: str,
     store.session_repair(instance_id, session_id)
     config = store.config_read()
     redo = regenerate or continue_reply
-    # One character answering (a trigger and an impersonation too): the newest lines are
-    # enough; a group's lines are renamed for each speaker before they are weighed.
-    plain = not (speaker or is_group(instance_state))
-    read = _session_for_turn(store, instance_id, session_id, config, newest_only=plain,
-                             redo=redo, window=turn_window_known(store, instance_state)
-                             if plain else None)
+    # The newest lines are enough (a trigger and an impersonation too). A group's lines are
+    # renamed for each speaker ("Ann: …"), which the line index's token counts do not weigh:
+    # its newest lines do when no player's or character's line lies before them (an old
+    # session's summary lines), else the whole session is read.
+    read = _session_for_turn(store, instance_id, session_id, config, newest_only=True,
+                             redo=redo, window=turn_window_known(store, instance_state))
+    if (speaker or is_group(instance_state)) and _said_before(read):
+        read = store.session_read(instance_id, session_id, cached=True)
     if (regenerate or continue_reply) and speaker is None:
         speaker = _redo_speaker(instance_state, read, "regenerate" if regenerate else "continue")
     speaker_id = speaker.character_id if speaker else instance_state.get("character_id")
@@ -212,6 +215,15 @@ def _session_for_turn(store: FileStore, instance_id: str, session_id: str,
                                       config, store.module_read("prompt").get("section_budgets"),
                                       window))
     return store.session_read(instance_id, session_id, cached=True)
+
+
+def _said_before(read: SessionRead) -> bool:
+    """Whether a player's or character's line lies before the lines read (or may: no kinds)."""
+    if not read.first_index:
+        return False
+    if read.line_kinds is None:
+        return True
+    return bool(kinds_among(read.line_kinds[:read.first_index], MESSAGE_KINDS).any())
 
 
 def _session_whole(store: FileStore, ctx: TurnContext) -> None:

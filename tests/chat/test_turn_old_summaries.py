@@ -13,6 +13,7 @@ from collections import OrderedDict
 
 import pytest
 
+from chat.groups.speakers import Pick
 from chat.play import context
 from chat.play.aside import aside_plan
 from chat.play.context import _session_for_turn, context_load, context_prepare
@@ -20,6 +21,8 @@ from chat.play.impersonate import impersonate_plan
 from chat.play.redo import _ends_with_player_line
 from chat.play.window import turn_window
 from chat.prompt import tally
+from chat.services.members import instance_member_add
+from library.character_services import character_save
 from personalab.lib import file_trust, line_macros
 from personalab.lib.filestore import lines_before, session_stretch
 
@@ -283,3 +286,47 @@ def test_a_redo_asked_for_looks_at_the_last_message_only(store, instance, old_se
     assert _ends_with_player_line(store, instance) == (True, False)
     _reply(store, instance, old_session.turn)
     assert _ends_with_player_line(store, instance) == (False, False)
+
+
+def test_a_group_turn_reads_back_as_far_as_a_plain_turn_and_its_prompt_is_the_same(
+        store, instance, alice, character, old_session, monkeypatch):
+    # a group's lines are renamed per speaker ("Mira: …"): the newest lines are read only while
+    # no player's or character's line lies before them, else the whole session, as before
+    other = character_save(store, data={"name": "Mira", "base_persona": "废土医生。",
+                                        "greeting": "", "tags": "废土"}, character_id=None,
+                           user=alice)
+    instance_member_add(store, user=alice, instance_id=instance, character_id=other)
+    config = store.config_read()  # the session's tokens are told ("the session file is long")
+    store.config_write({**config, "limits": {**config.get("limits", {}),
+                                             "conversation_max_tokens": 100}})
+
+    def answered(by: str) -> tuple[str, object]:
+        with store.instance_lock(instance):
+            ctx = context_load(store, instance_id=instance, user_text="", trigger=True,
+                               speaker=Pick(by, "test"))
+        return _said(context_prepare(store, ctx, {}).prompt), ctx
+
+    def same_as_whole_read(*, bounded: bool) -> None:
+        for by in (character, other):
+            shown, ctx = answered(by)
+            assert (ctx.first_index > 0) == bounded
+            with _nothing_kept(), monkeypatch.context() as whole:
+                whole.setattr(context, "_session_for_turn", lambda store, instance_id,
+                              session_id, config, **_: store.session_read(instance_id,
+                                                                          session_id))
+                assert answered(by)[0] == shown
+
+    same_as_whole_read(bounded=True)
+    for turn in range(old_session.turn + 1, old_session.turn + 3):  # the members' replies
+        store.session_append(instance, SESSION, {
+            "role": "assistant", "speaker": other, "name": "Mira", "turn": turn - 1,
+            "content": f"第{turn}轮，{{{{char}}}}看着灯塔。", "timestamp": "2026-01-02T03:04:05Z"})
+        store.session_append(instance, SESSION, {"role": "user", "turn": turn,
+                                                 "content": f"第{turn}轮，灯塔下有人吗？",
+                                                 "timestamp": "2026-01-02T03:04:05Z"})
+    same_as_whole_read(bounded=True)
+    _edited(store.session_path(instance, SESSION), "第3件事".encode(), "第三件事".encode())
+    same_as_whole_read(bounded=True)
+    for turn in range(old_session.turn + 3, old_session.turn + 60):
+        _turn_played(store, instance, turn)
+    same_as_whole_read(bounded=False)  # messages before the newest lines: read whole
