@@ -13,12 +13,16 @@ from typing import Any
 from django.utils.translation import gettext as _
 
 from library.character_services import character_save
-from library.lore.st_settings import settings_world_info
+from library.errors import LibraryError
+from library.lore.st_settings import GLOBAL_NAMES_MAX, settings_world_info
 from library.models import Character
 from library.selectors import lorebooks_named
 from personalab.lib.filestore.store import FileStore
 
 LINKS_MAX = 1000
+# Distinct book names a file may link, as many as it may select for every chat: 200,000 took
+# 5 s of CPU in one query (lorebooks_named), the GIL held against every other request.
+BOOK_NAMES_MAX = GLOBAL_NAMES_MAX
 NAME_SHOWN_CHARS = 200
 # The longest counter getPngName's "Name1.png", "Name2.png"... is read for.
 COPY_DIGITS_MAX = 6
@@ -36,7 +40,12 @@ def char_lore_links(data: bytes) -> list[tuple[str, list[str]]]:
         names = list(dict.fromkeys(b.strip() for b in books if isinstance(b, str) and b.strip()))
         if names:
             links.append((item["name"], names))
-    return links[:LINKS_MAX]
+    links = links[:LINKS_MAX]
+    if len({book for _, books in links for book in books}) > BOOK_NAMES_MAX:
+        raise LibraryError(f"this settings.json links more than {BOOK_NAMES_MAX} different "
+                           "books to characters (world_info.charLore)",
+                           {"file": f"at most {BOOK_NAMES_MAX} books"})
+    return links
 
 
 def _stem(avatar: str) -> str:

@@ -273,3 +273,18 @@ def test_settings_json_refuses_a_numbered_file_or_a_name_several_characters_bear
     assert [item["file"] for item in answer["refused"]] == ["Alserqi1.png", "R2D21.png",
                                                             "R2D2.png"]
     assert "Several of your characters are named “R2D2”" in answer["refused"][2]["reason"]
+
+
+def test_settings_json_linking_more_books_than_a_global_selection_is_refused(
+        client, store, alice, character):
+    # 200,000 extra book names cost 5 s of CPU in one query, the GIL held against every other
+    # request; at most as many books as a file may select for every chat (1,000).
+    auth = {"HTTP_AUTHORIZATION": f"Bearer {ApiToken.issue(alice)}"}
+    charlore = [{"name": "Alserqi.png", "extraBooks": [f"Book {i}" for i in range(700)]},
+                {"name": "Other.png", "extraBooks": [f"Book {i}" for i in range(600, 1301)]}]
+    data = json.dumps({"world_info": {"charLore": charlore}}).encode()
+    answer = client.post("/api/v1/world_info/character_books/import",
+                         {"file": SimpleUploadedFile("settings.json", data)}, **auth)
+    assert answer.status_code == 400, answer.content
+    assert "more than 1000 different books" in answer.json()["error"]["message"]
+    assert not store.character_read(character).get("lorebook_ids")
