@@ -26,6 +26,10 @@ MAX_MACRO_BODY = 1000
 MAX_OUTPUT_CHARS = 1_000_000
 MAX_DICE = 100
 MAX_SIDES = 1_000_000
+# Dice rolled in one text, all its {{roll}}s together; past it a {{roll}} stays as written. A
+# shared card of 52,000 `{{roll:100d999999}}` rolled 5 million dice each time it was filled in,
+# 4 s of CPU, several times in every turn of every chat with it.
+MAX_DICE_PER_TEXT = 10_000
 _TRIM = "\x00trim\x00"
 
 MAX_NESTED = 50
@@ -97,8 +101,10 @@ def _time_diff(arguments: str) -> str | None:
     return f"in {words}" if seconds > 0 else f"{words} ago"
 
 
-def dice_roll(formula: str, rng: random.Random) -> str | None:
-    """'d6', '2d6+1' or '20' (one d20) rolled; None when it is not a bounded dice formula."""
+def dice_roll(formula: str, rng: random.Random, *, dice_left: list[int] | None = None
+              ) -> str | None:
+    """'d6', '2d6+1' or '20' (one d20) rolled; None when it is not a bounded dice formula, or
+    its dice are more than `dice_left` (one count, taken from as dice are rolled) still allows."""
     formula = formula.strip()
     if formula.isdigit():
         formula = f"d{formula}"
@@ -108,6 +114,10 @@ def dice_roll(formula: str, rng: random.Random) -> str | None:
     count, sides = int(found.group(1) or 1), int(found.group(2))
     if not (1 <= count <= MAX_DICE and 1 <= sides <= MAX_SIDES):
         return None
+    if dice_left is not None:
+        if count > dice_left[0]:
+            return None
+        dice_left[0] -= count
     total = sum(rng.randint(1, sides) for _ in range(count))
     if found.group(3):
         modifier = int(found.group(4))
@@ -115,7 +125,7 @@ def dice_roll(formula: str, rng: random.Random) -> str | None:
     return str(total)
 
 
-def _roll_value(formula: str, rng: random.Random) -> str | None:
+def _roll_value(formula: str, rng: random.Random, dice_left: list[int]) -> str | None:
     """SillyTavern's {{roll:…}}: a formula its dice library refuses ("2d6 + 1", "0d6") gives
     nothing, as there; one past our bounds on dice and sides stays as written."""
     formula = formula.strip()
@@ -124,7 +134,7 @@ def _roll_value(formula: str, rng: random.Random) -> str | None:
     if not ST_DICE.fullmatch(f"d{formula}" if formula.isascii() and formula.isdigit()
                              else formula):
         return ""
-    return dice_roll(formula, rng)
+    return dice_roll(formula, rng, dice_left=dice_left)
 
 
 def _choices_pick(arguments: str, rng: random.Random) -> str:
@@ -170,6 +180,7 @@ class _Reading:
     seed: str
     _digest: str = field(default="", init=False)
     _original_given: bool = field(default=False, init=False)
+    _dice_left: list[int] = field(default_factory=lambda: [MAX_DICE_PER_TEXT], init=False)
 
     def pick(self, arguments: str, offset: int) -> str:
         """SillyTavern's {{pick}}: the same choice each time this text is read at this place."""
@@ -195,7 +206,7 @@ class _Reading:
         if chosen and len(name) > chosen.end():  # `{{random :a,b}}` too, as SillyTavern's
             return _choices_pick(name[chosen.end():], self.rng)
         if lowered.startswith("roll:") or lowered.startswith("roll "):
-            return _roll_value(name[5:], self.rng)
+            return _roll_value(name[5:], self.rng, self._dice_left)
         if lowered == "original" and "original" in self.table:
             # SillyTavern's {{original}} gives its text once; written again it is empty.
             given, self._original_given = self._original_given, True
