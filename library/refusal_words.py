@@ -40,6 +40,8 @@ FORMS: Forms = [
     (re.compile(r"PNG is truncated: .+", re.S),
      gettext_lazy("the PNG picture is cut off (the file is incomplete)")),
     (re.compile(r"PNG is damaged: .+", re.S), gettext_lazy("the PNG picture is damaged")),
+    (re.compile(r"PNG has more than (?P<limit>[\d,]{1,12}) chunks; refused"),
+     gettext_lazy("the PNG picture has more than %(limit)s chunks")),
     (re.compile(r"card has no character name"), gettext_lazy("the card has no character name")),
     (re.compile(r"(?:card )?file is larger than (?P<size>\d+) MB"),
      gettext_lazy("the file is larger than %(size)s MB")),

@@ -79,3 +79,12 @@ def test_bomb_upload_gets_400_naming_the_chunk_and_creates_nothing(client, alice
     assert response.status_code == 400
     assert "zTXt chunk 'chara'" in response.json()["error"]["message"]
     assert store.character_ids() == before
+
+
+def test_a_png_of_more_than_twenty_thousand_chunks_is_refused():
+    # 850,000 empty chunks (10 MB) took 5 s of CPU to import, and were kept in the picture,
+    # read again by every download of the card; a real picture has about 1,300 at 10 MB.
+    card = chunk(b"tEXt", b"chara\x00" + base64.b64encode(json.dumps(v2_card()).encode()))
+    assert card_parse(tiny_png(card, *[chunk(b"abCd", b"")] * 19_990))["data"]["name"]
+    with pytest.raises(CardError, match="more than 20,000 chunks"):
+        card_parse(tiny_png(card, *[chunk(b"abCd", b"")] * 20_001))

@@ -79,6 +79,8 @@ def test_the_english_page_and_nested_sentences():
      "其中的值（列表、对象、文本、数字）超过 250,000 个"),
     ("/library/lorebooks/upload", "deep.json", b'{"entries":' + b"[" * 200 + b"]" * 200 + b"}",
      "文件被拒绝：其中的列表和对象嵌套超过"),
+    ("/library/cards/upload", "chunks.png", tiny_png(*[chunk(b"abCd", b"")] * 20_001),
+     "PNG 图片的数据块超过 20,000 个"),
 ])
 def test_a_file_too_big_inside_is_refused_in_chinese(alice_client, url, name, body, said):
     page = _refusal(alice_client, url, name, body, "zh-CN")
