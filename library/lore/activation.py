@@ -28,7 +28,7 @@ import regex
 from library.lore.budget import LoreBudget
 from library.lore.character_filter import character_filter_note, character_filter_reason
 from library.lore.defaults import book_recursive, book_scan_depth
-from library.lore.keys import KeyScan, entry_key, entry_number, first_hit, key_trigger, setting
+from library.lore.keys import KeyScan, entry_key, entry_number, key_found, key_trigger, setting
 
 # V3 decorators: lines at the start of an entry's content beginning with "@@" ("@@@" escapes
 # a decorator name). SillyTavern acts on these two and never sends the lines to the model.
@@ -131,6 +131,8 @@ class _Turn:
     skew: int = 0
     level: int = 0
     entries: list[dict[str, Any]] = field(default_factory=list)
+    # Each entry's keys as written (before macros), which SillyTavern's group score reads.
+    raw_keys: dict[str, tuple[list[Any], list[Any]]] = field(default_factory=dict)
     _vectors: dict[str, float] | None = None
 
     def book(self, entry: dict[str, Any]) -> dict[str, Any]:
@@ -274,20 +276,26 @@ class _Turn:
     # inclusion groups -------------------------------------------------------------------
 
     def score(self, entry: dict[str, Any], state: str) -> int:
-        """SillyTavern's group score: primary keys found, plus secondary keys found when the
-        logic is AND ANY (or AND ALL and all are found)."""
+        """SillyTavern's group score (`getScore`): primary keys found, plus secondary keys found
+        when the logic is AND ANY (or AND ALL and all are found). It reads the keys as written,
+        not as its scan does: no macros filled in (`{{char}}` scores only where the chat says
+        `{{char}}`), not trimmed (" sword" needs its space), an empty key always found."""
         texts = self.texts(entry, state)
         book = self.book(entry)
+        raw_keys, raw_secondary = self.raw_keys.get(self.key(entry)) or (
+            entry.get("keys") or [], entry.get("secondary_keys") or [])
 
         def found(key: str) -> bool:
-            return bool(key) and first_hit([key], texts, entry, book, self.scan,
-                                             self.label(entry)) is not None
+            return key == "" or any(
+                key_found(key, text, entry, book, self.scan, self.label(entry),
+                          first=index == 0, trim=False)
+                for index, (_, text) in enumerate(texts))
 
-        keys = [k for k in entry.get("keys") or [] if k]
+        keys = [k for k in raw_keys if isinstance(k, str)]
         if not keys:
             return 0
         primary = sum(found(k) for k in keys)
-        secondary_keys = [k for k in entry.get("secondary_keys") or [] if k]
+        secondary_keys = [k for k in raw_secondary if isinstance(k, str)]
         secondary = sum(found(k) for k in secondary_keys)
         logic = entry.get("selective_logic", "and_any")
         if secondary_keys and (logic == "and_any" or (logic == "and_all"
@@ -483,6 +491,7 @@ def lorebook_match(lorebooks: list[dict[str, Any]], *, messages: list[str],
     match = LoreMatch(timed=dict(timed or {}))
     books: dict[str, dict[str, Any]] = {}
     entries: list[dict[str, Any]] = []
+    raw_keys: dict[str, tuple[list[Any], list[Any]]] = {}
     for book in lorebooks:
         book_id = str(book.get("lorebook_id") or book.get("name") or "?")
         books.setdefault(book_id, book)
@@ -490,6 +499,8 @@ def lorebook_match(lorebooks: list[dict[str, Any]], *, messages: list[str],
             if not isinstance(entry, dict) or not entry.get("enabled", True):
                 continue
             decorators, content = decorators_split(str(entry.get("content") or ""))
+            raw_keys[entry_key(book_id, {"uid": entry.get("uid", index)})] = (
+                entry.get("keys") or [], entry.get("secondary_keys") or [])
             entries.append({**entry, "uid": entry.get("uid", index), "lorebook_id": book_id,
                             "position": _position(entry), "content": content,
                             **({"decorators": decorators} if decorators else {}),
@@ -499,6 +510,7 @@ def lorebook_match(lorebooks: list[dict[str, Any]], *, messages: list[str],
     activation = _Turn(books, scan, len(messages) if chat_length is None else chat_length,
                        match.timed, rng or random.Random(), dict(sources or {}), speaker,
                        vector_scores, vector_threshold, macros or str, budget)
+    activation.raw_keys = raw_keys
     activation.run(scan_order(entries, scopes or {}),
                    min_activations=max([entry_number(b.get("min_activations"), 0)
                                         for b in books.values()] or [0]),

@@ -169,15 +169,16 @@ def _regex_time_spent(scan: KeyScan) -> bool:
     return True
 
 
-def _regex_found(pattern: regex.Pattern[str], text: str, scan: KeyScan, label: str) -> bool:
+def _regex_found(pattern: regex.Pattern[str], text: str, scan: KeyScan, label: str, *,
+                 sticky: bool = False) -> bool:
     if _regex_time_spent(scan) or pattern.pattern in scan.stopped:
         return False
     started = time.perf_counter()
     try:
         # SillyTavern scans one buffer whose every message starts with \x01: `^hello` never
         # fires there, and `\x01hello` is how a card says "a message that starts with".
-        return pattern_search(pattern, MESSAGE_START + text,
-                              seconds=REGEX_TIMEOUT_SECONDS) is not None
+        return pattern_search(pattern, MESSAGE_START + text, seconds=REGEX_TIMEOUT_SECONDS,
+                              anchored=sticky) is not None
     except TimeoutError:
         scan.stopped.add(pattern.pattern)
         scan.problems.append(f"{label}: regex {pattern.pattern!r} took longer than "
@@ -188,10 +189,14 @@ def _regex_found(pattern: regex.Pattern[str], text: str, scan: KeyScan, label: s
 
 
 def key_found(key: str, text: str, entry: dict[str, Any], book: dict[str, Any], scan: KeyScan,
-              label: str) -> bool:
+              label: str, *, first: bool = True, trim: bool = True) -> bool:
+    """Whether `key` is in `text`; `first`: the text is the first of the scan buffer (where
+    alone a sticky `/…/y` key can match); `trim`: as SillyTavern's scan reads a key (its
+    group score reads the key as written: not trimmed, and an empty key is found)."""
     # SillyTavern trims each key first ("sword " fires on "sword."), and a key of spaces alone
     # is then the empty text, which its matchKeys finds in any chat.
-    key = key.strip(JS_TRIM)
+    if trim:
+        key = key.strip(JS_TRIM)
     if not key:
         return True
     case = bool(setting(entry, "case_sensitive", "case_sensitive",
@@ -214,7 +219,11 @@ def key_found(key: str, text: str, entry: dict[str, Any], book: dict[str, Any], 
         if regex_key:
             scan.regex_seconds += time.perf_counter() - started
     if pattern is not None:
-        return _regex_found(pattern, text, scan, label)
+        # JavaScript's sticky flag: RegExp.test matches only at lastIndex 0 of SillyTavern's
+        # one buffer, the \x01 before the newest message scanned; any later text never.
+        slashed = slash_regex(key)
+        sticky = slashed is not None and "y" in slashed.group(2)
+        return (first or not sticky) and _regex_found(pattern, text, scan, label, sticky=sticky)
     if not case:
         key, text = key.casefold(), text.casefold()
     whole = bool(setting(entry, "match_whole_words", "match_whole_words",
@@ -226,9 +235,9 @@ def key_found(key: str, text: str, entry: dict[str, Any], book: dict[str, Any], 
 
 def first_hit(keys: list[str], texts: list[tuple[str, str]], entry: dict[str, Any],
                book: dict[str, Any], scan: KeyScan, label: str) -> tuple[str, str] | None:
-    for where, text in texts:
+    for index, (where, text) in enumerate(texts):
         for key in keys:
-            if key and key_found(key, text, entry, book, scan, label):
+            if key and key_found(key, text, entry, book, scan, label, first=index == 0):
                 return key, where
     return None
 

@@ -253,11 +253,13 @@ def _percent(value: Any, name: str, errors: dict[str, str]) -> int | float:
 
 def _keys(value: Any, name: str, errors: dict[str, str]) -> list[str]:
     if isinstance(value, str):
-        value = value.split(",")
+        return [key.strip() for key in value.split(",") if key.strip()]
     if not isinstance(value, list) or not all(isinstance(key, str) for key in value):
         errors[name] = "must be a list of text keys"
         return []
-    return [key.strip() for key in value if key.strip()]
+    # A list (a file's) is kept as written, as SillyTavern keeps it: its scan trims each key,
+    # so a key of spaces alone fires on any chat, and its group score reads them untrimmed.
+    return [key for key in value if key]
 
 
 def _choice(entry: dict[str, Any], name: str, allowed: tuple[str, ...], where: str,

@@ -226,7 +226,9 @@ def pattern_compile(source: str, flags: int = 0) -> regex.Pattern[str]:
     return compiled
 
 
-def pattern_search(pattern: regex.Pattern[str], text: str, *,
-                   seconds: float = MATCH_SECONDS) -> regex.Match[str] | None:
-    """A time-limited search that lets other threads run meanwhile (raises TimeoutError)."""
-    return pattern.search(text, timeout=seconds, concurrent=True)
+def pattern_search(pattern: regex.Pattern[str], text: str, *, seconds: float = MATCH_SECONDS,
+                   anchored: bool = False) -> regex.Match[str] | None:
+    """A time-limited search that lets other threads run meanwhile (raises TimeoutError);
+    `anchored`: only a match at the text's start (JavaScript's sticky `y` flag)."""
+    find = pattern.match if anchored else pattern.search
+    return find(text, timeout=seconds, concurrent=True)

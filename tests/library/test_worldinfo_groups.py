@@ -46,3 +46,17 @@ def test_entries_sharing_one_of_their_groups_compete_in_it():
     match = lorebook_match([lore], messages=["gate"], count_tokens=len)
     assert uids(match.fired) == [2] and uids(match.dropped) == [1]
     assert "group 'b' won by entry 2 (override)" in match.dropped[0]["reason"]
+
+
+def test_group_scoring_counts_the_keys_as_written_as_sillytavern_getscore_does():
+    # getScore matches each key untrimmed and without its macros: " sword" is not in
+    # "[sword]" and "{{char}}" is not in the chat, so entry 1 scores 1 and loses to entry 2
+    # (2); scored as the scan reads keys, entry 1 had 3 and entry 2 lost.
+    lore = book({"uid": 1, "keys": [" sword", "{{char}}", "axe"], "group": "g", "content": "X",
+                 "use_group_scoring": True},
+                {"uid": 2, "keys": ["shield", "axe"], "group": "g", "content": "Y",
+                 "use_group_scoring": True})
+    match = lorebook_match([lore], messages=["Pia: [sword] axe shield"], count_tokens=len,
+                           macros=lambda text: text.replace("{{char}}", "Pia"))
+    assert uids(match.fired) == [2] and uids(match.dropped) == [1]
+    assert "scoring: 1 key(s) matched, the best matched 2" in match.dropped[0]["reason"]

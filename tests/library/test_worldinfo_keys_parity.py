@@ -80,3 +80,26 @@ def test_min_activations_last_step_looks_one_message_past_the_max_depth():
     messages = ["the mine", "the harbor", "ok", "hello"]
     fired = lorebook_match([lore], messages=messages, count_tokens=len).fired
     assert [entry["uid"] for entry in fired] == [1]
+
+
+def test_a_sticky_regex_key_matches_only_at_the_start_of_the_newest_message():
+    # JavaScript's `y` flag: RegExp.test looks only at lastIndex 0 of SillyTavern's one scan
+    # buffer, the \x01 before the newest message; searched anywhere here it fired on any.
+    assert not _fires("/hello/y", "hello there")
+    lore = lorebook_validate({"lorebook_id": "lb_k", "name": "k", "entries": [
+        {"uid": 1, "keys": [r"/\x01hello/yi"], "content": "x"}]})
+    def fired(messages: list[str]) -> bool:
+        return bool(lorebook_match([lore], messages=messages, count_tokens=len).fired)
+    assert fired(["bye", "Hello again"])
+    assert not fired(["hello first", "bye"])
+
+
+def test_a_key_of_spaces_alone_fires_on_any_chat_as_sillytavern_trims_it_to_nothing():
+    # substituteParams(" ") is not empty, its trim is, and matchKeys finds "" anywhere; the
+    # import dropped such a key, so the entry never fired here.
+    assert _fires(" ", "anything at all")
+    lore = lorebook_validate({"lorebook_id": "lb_k", "name": "k", "entries": [
+        {"uid": 1, "keys": ["gate"], "secondary_keys": ["\t"], "selective_logic": "not_any",
+         "content": "x"}]})
+    assert lore["entries"][0]["secondary_keys"] == ["\t"]
+    assert not lorebook_match([lore], messages=["the gate"], count_tokens=len).fired
