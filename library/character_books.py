@@ -18,6 +18,7 @@ from library.lore.st_settings import GLOBAL_NAMES_MAX, settings_world_info
 from library.models import Character
 from library.selectors import lorebooks_named
 from personalab.lib.filestore.store import FileStore
+from personalab.lib.store_errors import CorruptFile, MissingFile
 
 LINKS_MAX = 1000
 # Distinct book names a file may link, as many as it may select for every chat: 200,000 took
@@ -81,6 +82,20 @@ def _refusal(avatar: str, own: dict[str, list[str]]) -> str | None:
              "page.") % {"name": _shown(base)}
 
 
+def _avatar_files(store: FileStore, own: dict[str, list[str]]) -> dict[str, list[str]]:
+    """The account's characters by the SillyTavern avatar file their card came in
+    ("Seraphina1", "default_Seraphina"), which tells apart what their names cannot."""
+    files: dict[str, list[str]] = {}
+    for character_id in (i for ids in own.values() for i in ids):
+        try:
+            avatar = store.character_read(character_id).get("st_avatar")
+        except (MissingFile, CorruptFile):  # told by its name, as before
+            continue
+        if isinstance(avatar, str) and avatar:
+            files.setdefault(avatar, []).append(character_id)
+    return files
+
+
 def _shown(name: str) -> str:
     return name if len(name) <= NAME_SHOWN_CHARS else name[:NAME_SHOWN_CHARS - 1] + "…"
 
@@ -97,12 +112,14 @@ def character_books_from_settings(store: FileStore, *, user, data: bytes) -> dic
     for character_id, name in Character.objects.filter(owner=user).order_by(
             "character_id").values_list("character_id", "name"):
         own.setdefault(name, []).append(character_id)
+    files = _avatar_files(store, own) if links else {}
     linked, missing_characters, missing_books, refused = [], [], [], []
     for avatar, books in links:
-        if reason := _refusal(avatar, own):
+        by_file = files.get(_stem(avatar), [])
+        if len(by_file) != 1 and (reason := _refusal(avatar, own)):
             refused.append({"file": _shown(avatar), "reason": reason})
             continue
-        character_id = (own.get(_stem(avatar)) or [None])[0]
+        character_id = by_file[0] if len(by_file) == 1 else (own.get(_stem(avatar)) or [None])[0]
         if character_id is None:
             missing_characters.append(_shown(avatar))
             continue

@@ -35,6 +35,10 @@ from library.quotas import library_room_kept
 from library.selectors import character_for_edit
 from personalab.lib.filestore.store import FileStore
 
+# The file name a SillyTavern card came in ("Seraphina1" of "Seraphina1.png"): SillyTavern's
+# character filters and charLore name a character by it. A file system's name limit.
+MAX_AVATAR_FILE_CHARS = 255
+
 
 def character_save(store: FileStore, *, data: dict[str, Any], character_id: str | None = None,
                    user=None, seen: str | None = None) -> str:
@@ -62,7 +66,7 @@ def character_save(store: FileStore, *, data: dict[str, Any], character_id: str 
         "tags": clean_tags(data.get("tags")),
         **ownership_of(data, existing, user=user),
     }
-    for optional in ("pinned_prompt", "lorebook_ids", "card"):
+    for optional in ("pinned_prompt", "lorebook_ids", "card", "st_avatar"):
         # A form sends every field; an empty one the file never had is not an edit.
         if optional in data and (data[optional] not in (None, "", [])
                                  or optional in existing):
@@ -104,6 +108,8 @@ def _optional_clean(store: FileStore, name: str, value: Any, *, user,
         raise LibraryError("card must be an object", {"card": "must be an object"})
     if name == "pinned_prompt":
         return as_written(value, field="pinned_prompt", limit=MAX_TEXT)
+    if name == "st_avatar":
+        return as_written(value, field="st_avatar", limit=MAX_AVATAR_FILE_CHARS)
     return value
 
 def character_delete(store: FileStore, *, character_id: str, user=None) -> None:

@@ -29,10 +29,13 @@ def lore_sources(card: CardFields, persona: dict[str, Any]) -> dict[str, str]:
 
 
 def lore_speaker(character: dict[str, Any], character_id: str) -> dict[str, Any]:
-    """Who answers this turn (in a conversation with several characters: the speaker)."""
+    """Who answers this turn (in a conversation with several characters: the speaker), with
+    the SillyTavern avatar file its card came in, which SillyTavern's filters name it by."""
     tags = character.get("tags")
+    avatar = character.get("st_avatar")
     return {"name": character.get("name") or character_id, "id": character_id,
-            "tags": [str(tag) for tag in tags] if isinstance(tags, list) else []}
+            "tags": [str(tag) for tag in tags] if isinstance(tags, list) else [],
+            **({"avatar": avatar} if isinstance(avatar, str) and avatar else {})}
 
 
 def has_vectorized(lorebooks: list[dict[str, Any]]) -> bool:

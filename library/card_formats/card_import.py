@@ -12,7 +12,7 @@ from __future__ import annotations
 import contextlib
 import secrets
 import shutil
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 from typing import Any
 
 from library import selectors
@@ -20,7 +20,7 @@ from library.avatars import avatar_write, image_kind
 from library.card_formats.cards import card_normalize, card_parse, card_to_definition
 from library.card_formats.charx import CharxError, asset_path_safe, charx_read, is_charx, main_icon
 from library.card_formats.png import PNG_SIGNATURE, card_image
-from library.character_services import character_save
+from library.character_services import MAX_AVATAR_FILE_CHARS, character_save
 from library.errors import CardError, LibraryError, PictureImportedAsCard, PictureNotCard
 from library.find_replace.scripts import card_scripts, scripts_import_check
 from library.limits import charx_limits, import_slot, lore_entries_check
@@ -99,6 +99,8 @@ def character_import_card(store: FileStore, *, data: bytes, filename: str = "",
     with import_slot(store, user=user):
         card, assets = _card_read(data, filename)
         definition, lorebook = _definition(card)
+        if stem := st_avatar_of(filename):
+            definition["st_avatar"] = stem
         staging = _assets_stage(store, assets) if assets else None
         try:
             return _import_write(store, data=data, card=card, definition=definition,
@@ -106,6 +108,15 @@ def character_import_card(store: FileStore, *, data: bytes, filename: str = "",
         finally:
             if staging is not None:
                 shutil.rmtree(staging, ignore_errors=True)
+
+
+def st_avatar_of(filename: str) -> str:
+    """The SillyTavern avatar file a card's file name says ("Seraphina1" of "Seraphina1.png"):
+    SillyTavern exports a card named after its avatar file, and its character filters and
+    charLore name the character by that file (`getCharaFilename`, `path.parse(…).name`)."""
+    name = PurePosixPath(filename.replace("\\", "/")).name
+    stem = name.rsplit(".", 1)[0] if "." in name.lstrip(".") else name
+    return stem if len(stem) <= MAX_AVATAR_FILE_CHARS else ""
 
 
 def _world_named(card: dict[str, Any], user) -> str | None:

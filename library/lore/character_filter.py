@@ -85,7 +85,10 @@ def character_filter_reason(entry: dict[str, Any], speaker: dict[str, Any] | Non
     who = str(speaker.get("name") or speaker.get("id") or "?")
     names = filter_texts(rule.get("names"))
     if names:
-        own = {str(n).casefold() for n in (speaker.get("name"), speaker.get("id")) if n}
+        # SillyTavern lists characters by their avatar file ("Seraphina1", "default_Seraphina"
+        # for its own Seraphina), whose name is the character's unless another had it first.
+        own = {str(n).casefold() for n in (speaker.get("name"), speaker.get("id"),
+                                           speaker.get("avatar")) if n}
         listed = any(name.casefold() in own for name in names)
         if listed == exclude:
             return (f"character filter: {'not for' if exclude else 'only for'} "

@@ -1,0 +1,52 @@
+"""SillyTavern names a character by its avatar file ("Seraphina1" for a second "Seraphina",
+"default_Seraphina" for its own), and exports a card named after that file: the import keeps
+the file's name, so a book's character filter and settings.json's charLore find the character
+by it (SillyTavern's `getCharaFilename`)."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from django.core.files.uploadedfile import SimpleUploadedFile
+
+from chat.models import ApiToken
+from chat.prompt.world_info import lore_speaker
+from library.card_formats.card_import import character_import_card
+from library.character_services import character_save
+from library.lore.character_filter import character_filter_reason
+from library.lore.services import lorebook_save
+
+pytestmark = pytest.mark.django_db
+
+
+def _card(name: str) -> bytes:
+    return json.dumps({"spec": "chara_card_v2", "spec_version": "2.0", "data": {
+        "name": name, "description": "", "first_mes": "Hello."}}).encode()
+
+
+def test_a_filter_naming_the_avatar_file_lets_its_character_through(store, alice):
+    character_id = character_import_card(store, data=_card("Seraphina"),
+                                         filename="default_Seraphina.json", user=alice)
+    speaker = lore_speaker(store.character_read(character_id), character_id)
+    only = {"character_filter": {"names": ["default_Seraphina"], "tags": [], "isExclude": False}}
+    assert character_filter_reason(only, speaker) == ""
+    only["character_filter"]["isExclude"] = True
+    assert character_filter_reason(only, speaker).startswith("character filter: not for")
+
+
+def test_charlore_finds_the_numbered_file_by_the_card_it_came_in(client, store, alice):
+    # "Pia1.png" was refused as which of two "Pia"s it meant could not be told by name.
+    book = lorebook_save(store, user=alice, data={"name": "Harbour", "entries": []})
+    character_save(store, data={"name": "Pia", "base_persona": "", "greeting": ""},
+                   character_id=None, user=alice)
+    second = character_import_card(store, data=_card("Pia"), filename="Pia1.json", user=alice)
+    data = json.dumps({"world_info": {"charLore": [
+        {"name": "Pia1.png", "extraBooks": ["Harbour"]}]}}).encode()
+    answer = client.post("/api/v1/world_info/character_books/import",
+                         {"file": SimpleUploadedFile("settings.json", data)},
+                         HTTP_AUTHORIZATION=f"Bearer {ApiToken.issue(alice)}")
+    assert answer.status_code == 200, answer.content
+    assert answer.json()["refused"] == []
+    assert answer.json()["linked"] == [{"character_id": second, "name": "Pia",
+                                        "lorebook_ids": [book]}]
