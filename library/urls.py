@@ -33,6 +33,8 @@ urlpatterns = [
          name="world_info_settings_upload"),
     path("world-info/global", world_info_views.world_info_global_upload,
          name="world_info_global_upload"),
+    path("world-info/character-books", world_info_views.world_info_character_books_upload,
+         name="world_info_character_books_upload"),
     path("lorebooks/new", lorebook_views.lorebook_edit, name="lorebook_new"),
     path("lorebooks/<str:lorebook_id>/", lorebook_views.lorebook_edit, name="lorebook_edit"),
     path("lorebooks/<str:lorebook_id>/test", lorebook_views.lorebook_test, name="lorebook_test"),

@@ -17,6 +17,7 @@ from django.shortcuts import redirect
 from django.utils.translation import gettext, gettext_noop
 from django.views.decorators.http import require_POST
 
+from library.character_books import character_books_from_settings
 from library.errors import LibraryError
 from library.lore.global_books import global_lorebooks_from_settings
 from library.lore.st_settings import (
@@ -92,6 +93,42 @@ def world_info_global_upload(request: HttpRequest) -> HttpResponse:
                                           "Import these books, then this file again.") % {
             "names": names})
     return redirect("library")
+
+
+@login_required
+@require_POST
+def world_info_character_books_upload(request: HttpRequest) -> HttpResponse:
+    """The extra books a settings.json links to characters (charLore), linked to the
+    account's characters as `POST /api/v1/world_info/character_books/import` links them;
+    what was linked, not found or refused is said."""
+    _upload, result = _settings_read(request, lambda data: character_books_from_settings(
+        get_store(), user=request.user, data=data))
+    if result is None:
+        return redirect("library")
+    if result["linked"]:
+        messages.info(request, gettext("Extra lorebooks linked to: %(names)s.") % {
+            "names": ", ".join(item["name"] for item in result["linked"])})
+    elif not (result["missing_characters"] or result["refused"]):
+        messages.info(request, gettext("This settings.json gives no character extra "
+                                       "lorebooks; nothing changed."))
+    if missing := result["missing_characters"]:
+        messages.warning(request, gettext("No character of yours matches these SillyTavern "
+                                          "files: %(files)s. Import those characters, then "
+                                          "this file again.") % {"files": _cut(missing)})
+    if missing := result["missing_books"]:
+        messages.warning(request, gettext("Not in your library, so not linked: %(names)s. "
+                                          "Import these books, then this file again.") % {
+            "names": _cut(missing)})
+    for item in result["refused"]:
+        messages.warning(request, f"{item['file']}: {item['reason']}")
+    return redirect("library")
+
+
+def _cut(names: list[str]) -> str:
+    shown = ", ".join(names[:MISSING_SHOWN])
+    if len(names) > MISSING_SHOWN:
+        shown += " " + gettext("and %(count)s more") % {"count": len(names) - MISSING_SHOWN}
+    return shown
 
 
 def _settings_read(request: HttpRequest, importer: Callable[[bytes], Any]

@@ -288,3 +288,22 @@ def test_settings_json_linking_more_books_than_a_global_selection_is_refused(
     assert answer.status_code == 400, answer.content
     assert "more than 1000 different books" in answer.json()["error"]["message"]
     assert not store.character_read(character).get("lorebook_ids")
+
+
+def test_the_library_page_imports_the_characters_extra_books_as_the_api_does(
+        alice_client, store, alice, character):
+    # The charLore import had only its REST route: no button on any page.
+    own = _book(store, alice)
+    page = alice_client.get("/library/").content.decode()
+    assert ('action="/library/world-info/character-books"' in page
+            and 'data-testid="world-info-character-books-import"' in page)
+    data = json.dumps({"world_info": {"charLore": [
+        {"name": "Alserqi.png", "extraBooks": ["Harbour", "Elsewhere"]},
+        {"name": "Nobody.png", "extraBooks": ["Harbour"]}]}}).encode()
+    answer = alice_client.post("/library/world-info/character-books", {
+        "file": SimpleUploadedFile("settings.json", data)}, follow=True,
+        HTTP_ACCEPT_LANGUAGE="zh-hans")
+    shown = answer.content.decode()
+    assert "已为这些角色关联额外的世界书：Alserqi。" in shown
+    assert "不在你的资料库中，所以没有关联：Elsewhere。" in shown and "Nobody.png" in shown
+    assert store.character_read(character)["lorebook_ids"] == [own]
