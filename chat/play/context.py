@@ -23,6 +23,7 @@ from chat.groups.scene import (
 from chat.groups.speakers import Pick
 from chat.history_manager.base import reply_versions
 from chat.import_export.chat_formats import SHOWN_SWIPE
+from chat.play.first_included import MACRO, first_included_keep, first_included_read
 from chat.play.lore import lore_for_turn, persona_depth_blocks
 from chat.play.macros import macro_values_for, model_current, player_macro_values
 from chat.play.memory import recall_shown_as, speaker_id, turn_director, turn_recall
@@ -156,6 +157,8 @@ def context_load(store: FileStore, *, instance_id: str, user_text: str,
         speaker=speaker, trigger=trigger, first_index=read.first_index,
         lines_before=read.lines_before, token_counts=read.token_counts,
     )
+    ctx.first_included = first_included_read(store, instance_id=instance_id,
+                                             session_id=session_id)
     if speaker:
         ctx.reply_extra = {"speaker": speaker.character_id,
                            "name": character.get("name") or speaker.character_id}
@@ -188,7 +191,7 @@ def context_load(store: FileStore, *, instance_id: str, user_text: str,
 
 
 def _player_values(store: FileStore, ctx: TurnContext) -> dict[str, str]:
-    return player_macro_values(
+    return {MACRO: ctx.first_included} | player_macro_values(
         store, state=ctx.instance_state, character=ctx.character, lines=ctx.lines,
         chat_id=ctx.instance_id, member_names=[member.name for member in members_of(
             store, ctx.instance_state)] if is_group(ctx.instance_state) else None,
@@ -352,6 +355,7 @@ def context_prepare(store: FileStore, ctx: TurnContext, timings: dict[str, float
         opening=templates.default("opening_user"), user_name=inputs.user_name,
         character_name=inputs.character_name)
     timings["assemble_ms"] = _ms(started)
+    first_included_keep(store, ctx, prompt.window)
     warnings.extend(prompt.warnings)
     outline = ctx.background.get("story_outline", [])
     llm_context = {
@@ -394,7 +398,8 @@ def _prompt_inputs(store: FileStore, ctx: TurnContext, director: dict | None,
     depth_prompt = [card.depth_prompt] if card.depth_prompt else []
     macros = macro_values_for(character=ctx.character, persona=persona, lines=ctx.lines[:-1],
                               scenario_override=ctx.instance_state.get("scenario_override"),
-                              chat_id=ctx.instance_id) | {"model": model_current(store)}
+                              chat_id=ctx.instance_id) | {"model": model_current(store),
+                                                          MACRO: ctx.first_included}
     if ctx.redo == "regenerate":  # SillyTavern: the swipe being made, after the kept ones
         macros["currentSwipeId"] = macros["lastSwipeId"] = str(
             len(ctx.reply_extra.get("alternatives") or []) + 1)

@@ -42,6 +42,8 @@ class TurnContext:
     variables: ChatVariables = field(default_factory=ChatVariables)  # {{setvar}}'s, saved
     # A prompt built only to be sent (an impersonation): lore timers do not advance.
     dry_run: bool = False
+    # {{firstIncludedMessageId}}: the oldest message id the last turn's prompt held (or "").
+    first_included: str = ""
 
 
 @dataclass

@@ -412,6 +412,7 @@ def _result(draft: _Draft, messages: list[dict[str, Any]], head: list[SectionRep
         window=window_report(inputs.window, limit=plan.max_total_tokens,
                              dropped=conversation.report.omitted,
                              first_kept_turn=conversation.first_kept_turn,
-                             full=conversation.full),
+                             full=conversation.full,
+                             first_included=conversation.first_included),
         story_raw=inputs.story is not None,
     )

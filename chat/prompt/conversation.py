@@ -29,6 +29,7 @@ from chat.prompt.templates import TemplateSet
 from chat.prompt.window import ContextWindow, prompt_limit
 from library.find_replace.scripts import AI_OUTPUT, USER_INPUT, RegexRun
 from personalab.lib.filestore.session_read import LinesBefore
+from personalab.lib.line_macros import chat_lines_in
 from personalab.lib.macros import message_macros_replace
 from personalab.lib.template_sandbox import TemplateError, render_template, template_reads_only
 from personalab.lib.tokens import count_tokens
@@ -48,6 +49,8 @@ class Conversation:
     # short by a message cut to fit), so a prompt over its limit with their tally is no refusal.
     bounded: bool = False
     first_kept_turn: Any = None
+    # SillyTavern's message id of the oldest chat message kept ({{firstIncludedMessageId}}).
+    first_included: int = 0
     full: bool = False  # older messages left out for want of room, not by the trimming settings
 
 
@@ -264,7 +267,8 @@ def conversation_build(
                         full=window.closed_by == "budget" or window.skipped > 0
                         or window.cut is not None,
                         first_kept_turn=next((line.get("turn") for line in
-                        inputs.lines[older:] if _line_usable(line)), None))
+                        inputs.lines[older:] if _line_usable(line)), None),
+                        first_included=before.chat_messages + chat_lines_in(inputs.lines[:older]))
 
 
 def _summaries_readable(older: list[dict[str, Any]], newer: list[dict[str, Any]],

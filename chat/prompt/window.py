@@ -183,10 +183,14 @@ def sentences_joined(first: str, second: str, locale: str) -> str:
 
 
 def window_report(window: ContextWindow | None, *, limit: int, dropped: int,
-                  first_kept_turn: Any, full: bool = False) -> dict[str, Any]:
-    """What the prompt inspector shows of the window."""
+                  first_kept_turn: Any, full: bool = False,
+                  first_included: int | None = None) -> dict[str, Any]:
+    """What the prompt inspector shows of the window; `first_included`: SillyTavern's message
+    id of the oldest chat message sent, which the next turn's {{firstIncludedMessageId}} reads."""
     report: dict[str, Any] = {"prompt_limit": limit, "dropped_messages": dropped, "full": full,
-                              "first_kept_turn": first_kept_turn}
+                              "first_kept_turn": first_kept_turn,
+                              **({"first_included_message": first_included}
+                                 if first_included is not None else {})}
     if window is not None:
         report.update(context_tokens=window.tokens, reply_tokens=window.reply,
                       source=window.source, memory_tokens=window.memory_tokens)

@@ -127,6 +127,11 @@ def _chat_lines_count(lines: list[dict[str, Any]]) -> int:
     return count
 
 
+def chat_lines_in(lines: list[dict[str, Any]]) -> int:
+    """How many of `lines` a SillyTavern chat holds (its message ids count them)."""
+    return _in_chat(lines)
+
+
 def _in_chat(lines: list[dict[str, Any]]) -> int:
     # Without a call per line: this walks whole stretches when nothing was counted before.
     return sum(1 for line in lines if line.get("role") in ("user", "assistant")
