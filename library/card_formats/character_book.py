@@ -46,7 +46,7 @@ ENTRY_EXTENSION_NAMES = {
 }
 # Fields whose card value is kept for the card's export: SillyTavern writes `use_regex: true`
 # and `selective: true` on every entry and reads neither the same way (docs/world-info.md).
-CARD_VALUES_KEPT = ("position", "selective", "use_regex")
+CARD_VALUES_KEPT = ("position", "selective", "use_regex", "case_sensitive")
 _WHOLE_NUMBER = re.compile(r"\s{0,8}-?\d{1,9}\s{0,8}")
 ST_POSITIONS = {0: "before_char", 1: "after_char", 2: "an_top", 3: "an_bottom",
                 ST_POSITION_DEPTH: "depth", 5: "em_top", 6: "em_bottom", 7: "outlet"}
@@ -119,7 +119,9 @@ def _entry_from_card(raw: dict[str, Any], index: int) -> dict[str, Any]:
         "selective_logic": ST_LOGIC.get(_int_or(ext.get("selectiveLogic"), 0), "and_any"),
         # SillyTavern ignores a card's use_regex: a key is a regex only written as /…/flags.
         "use_regex": False,
-        "case_sensitive": bool(raw.get("case_sensitive") or ext.get("case_sensitive")),
+        # SillyTavern's convertCharacterBook reads `extensions.case_sensitive` alone: the
+        # card's own `case_sensitive` is kept for the export, not matched by.
+        "case_sensitive": bool(ext.get("case_sensitive")),
         "content": _text_or_kept(raw.get("content")),
         "enabled": bool(raw.get("enabled")),  # SillyTavern: `disable: !entry.enabled`
         "constant": bool(raw.get("constant")),
@@ -207,12 +209,23 @@ def _ext_update(ext: dict[str, Any], entry: dict[str, Any], raw_position: str) -
     for name, card_name in ENTRY_EXTENSION_NAMES.items():
         if entry.get(name) is not None and ext.get(card_name) != entry[name]:
             ext[card_name] = entry[name]
+    if bool(ext.get("case_sensitive")) != entry["case_sensitive"]:
+        ext["case_sensitive"] = entry["case_sensitive"]
     if ST_ROLE.get(_int_or(ext.get("role"), 0), "system") != entry["role"]:
         ext["role"] = {v: k for k, v in ST_ROLE.items()}[entry["role"]]
     if ST_LOGIC.get(_int_or(ext.get("selectiveLogic"), 0), "and_any") \
             != entry["selective_logic"]:
         ext["selectiveLogic"] = {v: k for k, v in ST_LOGIC.items()}[entry["selective_logic"]]
     return ext
+
+
+def _card_case_sensitive(entry: dict[str, Any], extra: dict[str, Any]) -> Any:
+    """The V2 `case_sensitive`: the card's own while the entry still matches as imported (by
+    `extensions.case_sensitive`, which SillyTavern reads), else the entry's."""
+    as_imported = bool((entry.get("extensions") or {}).get("case_sensitive"))
+    if "case_sensitive" in extra and entry["case_sensitive"] == as_imported:
+        return extra["case_sensitive"]
+    return entry["case_sensitive"]
 
 
 def _card_position(entry: dict[str, Any], kept: Any) -> str:
@@ -240,7 +253,7 @@ def _entry_to_card(entry: dict[str, Any]) -> dict[str, Any]:
         "enabled": entry["enabled"],
         "constant": entry["constant"],
         "insertion_order": entry["priority"],
-        "case_sensitive": entry["case_sensitive"],
+        "case_sensitive": _card_case_sensitive(entry, extra),
         "use_regex": True if entry["use_regex"] else extra.get("use_regex", False),
         "position": raw_position,
         "comment": entry["comment"],

@@ -95,3 +95,16 @@ def test_an_entry_that_does_not_say_it_is_enabled_is_off_as_sillytavern_imports_
     card = _st_exported((["owl"], "OWL", {}), (["owl"], "HOOT", {}))
     del card["data"]["character_book"]["entries"][1]["enabled"]
     assert _fired(card, "an owl") == ["OWL"]
+
+
+def test_only_the_extensions_case_sensitive_makes_a_card_key_case_sensitive():
+    # SillyTavern's convertCharacterBook reads `extensions.case_sensitive` alone; the card's
+    # own `case_sensitive: true` (the V2 field, e.g. a Chinese app's export) made "Sword" miss
+    # "sword" here while SillyTavern fired it. The export still writes the card's value back.
+    card = _st_exported((["Sword"], "SWORD", {}),
+                        (["Shield"], "SHIELD", {"case_sensitive": True}))
+    card["data"]["character_book"]["entries"][0]["case_sensitive"] = True
+    assert _fired(card, "a sword and a shield") == ["SWORD"]
+    written = definition_to_card(*card_to_definition(card))["data"]["character_book"]
+    assert [e["case_sensitive"] for e in written["entries"]] == [True, True]
+    assert [e["extensions"]["case_sensitive"] for e in written["entries"]] == [None, True]
