@@ -74,7 +74,11 @@ def decorators_split(content: str) -> tuple[list[str], str]:
         fallback = not name.startswith(KNOWN_DECORATORS)
         if not fallback:
             names.append(name)
-    return [name for name in names if name in KNOWN_DECORATORS], content[found.end():]
+    # Its loop keeps the text from the first line that is no decorator: with none (no line
+    # break after the last "@@" line), the text stays whole, "@@activate" and all.
+    rest = content[found.end():] if found.end() < len(content) or content.endswith("\n") \
+        else content
+    return [name for name in names if name in KNOWN_DECORATORS], rest
 
 
 # --- one turn's activation over every linked book ---------------------------------------------

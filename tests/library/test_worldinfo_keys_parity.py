@@ -70,6 +70,16 @@ def test_decorator_lines_read_as_sillytavern_parses_them(content, fires):
     assert all(entry["content"] == "x" for entry in match.fired)
 
 
+def test_an_entry_of_decorator_lines_alone_keeps_its_text_as_sillytavern_sends_it():
+    # parseDecorators cuts the text at the first line that is no decorator; with none, it
+    # returns the content whole, so "@@activate" fires and sends "@@activate" (here: nothing).
+    lore = lorebook_validate({"lorebook_id": "lb_d", "name": "d", "entries": [
+        {"uid": 1, "keys": ["never-said"], "content": "@@activate"},
+        {"uid": 2, "keys": ["never-said"], "content": "@@activate\n"}]})
+    match = lorebook_match([lore], messages=["hello"], count_tokens=len)
+    assert sorted((e["uid"], e["content"]) for e in match.fired) == [(1, "@@activate"), (2, "")]
+
+
 def test_min_activations_last_step_looks_one_message_past_the_max_depth():
     # SillyTavern 1.12.6 stops when the depth it scanned is past the max, so with scan depth
     # 1 and max depth 2 it scans depths 1, 2 and 3: "harbor", 3 messages back, fires there.
