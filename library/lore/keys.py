@@ -225,7 +225,9 @@ def key_found(key: str, text: str, entry: dict[str, Any], book: dict[str, Any], 
         sticky = slashed is not None and "y" in slashed.group(2)
         return (first or not sticky) and _regex_found(pattern, text, scan, label, sticky=sticky)
     if not case:
-        key, text = key.casefold(), text.casefold()
+        # JavaScript's toLowerCase, as SillyTavern's matchKeys: casefold made "STRASSE" fire
+        # on "Straße" and "fi" on "ﬁ", where SillyTavern's never did.
+        key, text = key.lower(), text.lower()
     whole = bool(setting(entry, "match_whole_words", "match_whole_words",
                          book_flag(book, "match_whole_words", MATCH_WHOLE_WORDS)))
     if whole and not JS_SPACE.search(key):

@@ -22,6 +22,14 @@ def test_a_key_with_an_ideographic_no_break_or_tab_space_is_a_phrase(space):
     assert _fires(f"red{space}dragon", f"the red{space}dragons came")
 
 
+def test_case_is_ignored_as_javascripts_to_lower_case_ignores_it():
+    # SillyTavern lowers key and chat with toLowerCase; Python's casefold also folds "ß" to
+    # "ss" and the "ﬁ" ligature to "fi", so these fired here and never there.
+    assert not _fires("STRASSE", "die Straße")
+    assert not _fires("film", "ein ﬁlm")
+    assert _fires("ΟΔΥΣΣΕΥΣ", "Οδυσσευς")
+
+
 def test_one_word_still_needs_its_boundaries():
     assert not _fires("dragon", "the dragons came")
     assert _fires("dragon", "the dragon, again")
