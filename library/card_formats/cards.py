@@ -183,7 +183,13 @@ def card_normalize(raw: Any) -> dict[str, Any]:
     if spec == "agnai":
         return _agnai_normalize(card)
     if spec == "v1":
+        # SillyTavern's V1 import keeps `tags` too, and of a card whose `data` is missing it
+        # keeps the root as it is, whose `tags` its importTags gives the character (text
+        # ones: other values only fail its tag step, never the import).
         card["data"] = {name: card.get(name) for name in V1_FIELDS}
+        tags = card.get("tags")
+        card["data"]["tags"] = tags if isinstance(tags, str) else [
+            tag for tag in tags if isinstance(tag, str)] if isinstance(tags, list) else []
     elif spec == "pygmalion":
         card["data"] = {name: card.get(field) for field, name in PYGMALION_FIELDS.items()}
     card["spec"], card["spec_version"] = SPECS["v3"]

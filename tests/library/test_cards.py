@@ -189,6 +189,10 @@ def test_a_card_whose_data_is_not_an_object_is_read_from_its_v1_copy():
     definition, _ = card_to_definition(card_parse(json.dumps(card).encode()))
     assert definition["name"] == "Mira" and definition["greeting"] == "Hold still."
     assert "A medic." in definition["base_persona"]
+    # Its tags, and a V1 card's, are the character's, as SillyTavern's importTags reads them.
+    hybrid = {"spec": "chara_card_v3", "name": "Mira", "tags": ["medic", "ship"]}
+    assert card_to_definition(card_parse(json.dumps(hybrid).encode()))[0]["tags"] == [
+        "medic", "ship"]
     with pytest.raises(CardError, match="'data' must be an object") as refused:
         card_parse(b'{"spec": "chara_card_v2", "data": []}')
     assert "data" in refused.value.fields
