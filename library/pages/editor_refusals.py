@@ -7,6 +7,7 @@ from django.utils.translation import gettext, gettext_lazy
 
 from library.errors import ItemChanged, LibraryError, LorebookChanged
 from library.field_words import field_words
+from library.fields import CARD_TEXT_FIELDS
 from personalab.lib.errors import LimitReached
 from personalab.limit_words import error_words
 
@@ -74,3 +75,15 @@ def book_refusal(exc: LibraryError | LimitReached) -> str:
     if fields and all(name in BOOK_FIELDS or name.startswith("entries[") for name in fields):
         return gettext("Not saved: fix the fields marked below.")
     return str(exc)
+
+
+def character_as_posted(definition: dict, data: dict) -> dict:
+    """The character editor's boxes as the author sent them, shown again over a refusal: the
+    card fields go back into the card the form reads them from, tags and lorebooks stay lists,
+    so nothing typed is lost (a raw POST put one letter of the tags on each line)."""
+    card = definition.get("card") if isinstance(definition.get("card"), dict) else {}
+    card_data = dict(card.get("data") or {})
+    for name in (*CARD_TEXT_FIELDS, "alternate_greetings"):
+        if name in data:
+            card_data[name] = data[name]
+    return {**definition, **data, "card": {**card, "data": card_data}}

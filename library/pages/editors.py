@@ -59,7 +59,7 @@ from library.lore.st_tags import (
     st_tag_names,
     unnamed_tags_said,
 )
-from library.pages.editor_refusals import editor_refusal, outline_refusal
+from library.pages.editor_refusals import character_as_posted, editor_refusal, outline_refusal
 from library.pages.editor_sections import character_sections
 from library.pages.item_access import item_for_use_or_404, ownership_shown
 from library.pages.outline_notices import outline_notices
@@ -161,7 +161,7 @@ def character_edit(request: HttpRequest, character_id: str | None = None) -> Htt
         except LibraryNotFound:
             raise Http404("not found") from None
         except (LibraryError, InvalidId, LimitReached) as exc:
-            error, definition = editor_refusal(exc), {**definition, **request.POST.dict()}
+            error, definition = editor_refusal(exc), character_as_posted(definition, data)
             status = getattr(exc, "status", 400)
             field_errors = fields_words(getattr(exc, "field_errors", None) or {})
     card_data = ((definition.get("card") or {}).get("data") or {}) if isinstance(

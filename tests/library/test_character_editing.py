@@ -192,3 +192,21 @@ def test_a_new_character_opens_on_basics_and_its_greeting(alice_client):
     assert sections.field_section["mes_example"] == "examples"
     assert sections.open["basics"] and sections.open["greetings"]
     assert not sections.open["examples"]
+
+
+def test_a_refused_new_character_shows_back_everything_typed(alice_client, store):
+    """A refusal (talkativeness out of range) shows the form as typed: tags one per line (not one
+    letter per line), example dialogues, system prompt and the greeting being added."""
+    submitted = character_form_submitted(alice_client.get("/library/characters/new")
+                                         .content.decode())
+    submitted.update(name=["Mirelle"], tags=["explorer\r\ncartography"], talkativeness=["3"],
+                     mes_example=["<START>\n{{char}}: Down."], system_prompt=["Be terse."],
+                     alternate_greeting_new=["Who sent you?"])
+    response = alice_client.post("/library/characters/new", submitted)
+    assert response.status_code == 400
+    shown = character_form_submitted(response.content.decode())
+    assert shown["tags"] == ["explorer\r\ncartography"]
+    assert shown["mes_example"] == ["<START>\r\n{{char}}: Down."]
+    assert shown["system_prompt"] == ["Be terse."]
+    assert shown["alternate_greetings"] == ["Who sent you?"]
+    assert shown["talkativeness"] == ["3"] and store.character_ids() == []
