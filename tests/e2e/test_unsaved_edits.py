@@ -63,7 +63,7 @@ def test_an_editor_left_untouched_or_saved_leaves_without_asking(
     assert page.questions == []
 
 
-def test_an_outline_point_saved_in_place_keeps_the_unsaved_world_text_asked_for(
+def test_an_outline_point_saved_in_place_keeps_the_unsaved_world_text_and_points_asked_for(
         editor_page: Page, server: Server) -> None:
     page = editor_page
     page.goto(server.url + "/library/backgrounds/new")
@@ -73,9 +73,14 @@ def test_an_outline_point_saved_in_place_keeps_the_unsaved_world_text_asked_for(
     page.wait_for_url(lambda url: "/backgrounds/bg_" in url)
     page.click("[name=world_setting]")
     page.keyboard.type(" Tides rise at dusk.")
+    # A point typed in and not saved keeps its typing when another point is added (the list
+    # is redrawn: static/outline_editor.js).
+    page.locator("#outline-editor ol input[name=content]").first.fill("Arrive by boat")
     page.fill("#outline-add [name=content]", "Leave")
     page.click("#outline-add button")
     page.locator("#outline-editor input[name=content][value=Leave]").wait_for()
+    assert page.locator("#outline-editor ol input[name=content]").first.input_value() == (
+        "Arrive by boat")
     with page.expect_event("dialog"):
         page.click("nav >> text=Library")
     assert page.questions == ["beforeunload"]
