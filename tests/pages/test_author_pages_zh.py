@@ -26,7 +26,10 @@ def test_the_lorebook_editor_names_entry_states_and_filters_in_chinese(alice_cli
     shown = _shown(alice_client, f"/library/lorebooks/{lorebook}/")
     assert [word for word in ("all", "disabled", "constant") if word in shown] == []
     assert {"全部", "停用", "常驻"} <= set(shown)
-    assert "2（SillyTavern 的默认值）" in _shown(alice_client, "/library/lorebooks/new")
+    new_book = _shown(alice_client, "/library/lorebooks/new")
+    assert "2（SillyTavern 的默认值）" in new_book
+    # What a newcomer would not know: depth counts only "at a depth"; what order decides.
+    assert any(piece.startswith("深度只在位置为“按深度插入”时起作用") for piece in new_book)
 
 
 def test_the_character_cards_advanced_fields_are_labelled_in_chinese(alice_client, alice, store):
@@ -37,3 +40,4 @@ def test_the_character_cards_advanced_fields_are_labelled_in_chinese(alice_clien
                     "Regex scripts: find and replace"):
         assert english not in shown
     assert "角色注释" in shown and "群聊中的发言频率" in shown
+    assert "system" not in shown.split("\n") and "系统" in shown.split("\n")  # the note's role
