@@ -170,9 +170,12 @@ const SKIP_REASONS = {
     }
   });
 
+  // The import is confirmed by name: the blocks list changing alone went unnoticed.
+  const imported = card.querySelector("[data-role=preset-imported]");
   card.querySelector("[data-role=preset-file]").addEventListener("change", async (event) => {
     const file = event.target.files[0];
     if (!file) return;
+    imported.hidden = true;
     try {
       let preset;
       try {
@@ -183,6 +186,8 @@ const SKIP_REASONS = {
       await call("POST", card.dataset.presetUrl, preset);
       show(await call("GET", managerUrl));
       problem("");
+      imported.textContent = imported.dataset.text.replace("FILE", file.name);
+      imported.hidden = false;
     } catch (e) {
       problem(e.message);
     }

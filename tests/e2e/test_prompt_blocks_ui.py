@@ -24,6 +24,8 @@ def test_a_preset_imported_from_the_drawer_lists_its_blocks(page: Page, server: 
     card.locator("[data-role=preset-file]").set_input_files(str(preset))
     card.locator("li", has_text="Auxiliary Prompt").wait_for()
     assert "charPersonality" in card.locator("[data-role=skipped]").inner_text()
+    assert card.locator("[data-testid=preset-imported]").inner_text() == (
+        "Imported grim.json: its prompts are the blocks above.")
     assert server.instance_state(instance_id)["generation"]["temperature"] == 0.7
 
     with page.expect_response(lambda r: r.request.method == "PUT"
