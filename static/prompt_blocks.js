@@ -48,6 +48,12 @@ const SKIP_REASONS = {
     return block.place === "depth" ? name.replace("N", String(block.depth)) : name;
   }
 
+  // The message role in the reader's language (data-role-system …); another value as given.
+  function roleName(role) {
+    const key = `role${String(role).charAt(0).toUpperCase()}${String(role).slice(1)}`;
+    return card.dataset[key] || role;
+  }
+
   function show(manager) {
     blocks = manager.blocks || [];
     list.replaceChildren(...blocks.map((block, index) => {
@@ -58,7 +64,7 @@ const SKIP_REASONS = {
       box.className = "inline-check";
       box.checked = !!block.enabled;
       box.dataset.index = String(index);
-      const where = `${placeName(block)}, ${block.role}`;
+      const where = `${placeName(block)}, ${roleName(block.role)}`;
       label.append(box, ` ${block.name} `);
       const note = document.createElement("small");
       note.className = "muted";

@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING
 
 import pytest
 
+from tests.chat.st_presets import st_preset
 from tests.e2e.conftest import (
     PHONE,
     Server,
@@ -33,7 +34,8 @@ pytestmark = [pytest.mark.e2e, pytest.mark.server_shared]
 # Sentences a 中文 player once met in English, by the page that shows them.
 LEFT_IN_ENGLISH = {
     "chat": ["Context size (tokens, reply included)", "Memory share of the window",
-             "model's, or 16384", "Reset to my default blocks", "group_nudge"],
+             "model's, or 16384", "Reset to my default blocks", "group_nudge",
+             ", system)"],  # a prompt block's role
     "/library/regex-scripts/": ["They run in every chat of yours", "Scripts (JSON list"],
     "/settings/": ["Prompt post-processing, chat completion only"],
     "/chats/import": ["choose the chat file again"],
@@ -48,6 +50,8 @@ def test_a_chinese_player_reads_the_chat_drawer_and_the_regex_and_settings_pages
         ids = [character_make(page, server, name) for name in ("Eli", "Fay")]
         instance_id = api_call(page, server, "POST", "/instances",
                            {"character_ids": ids})["instance_id"]
+        # prompt blocks to list, each with its role ("系统", not "system")
+        api_call(page, server, "POST", f"/instances/{instance_id}/generation/preset", st_preset())
         server.stub.script(Reply("Hello."), Reply("Hi."))
         page.goto(f"{server.url}/instances/{instance_id}/")
         message_send(page, "你好")
