@@ -13,6 +13,8 @@ urlpatterns = [
     path("characters/<str:character_id>/avatar.png", views.character_avatar,
          name="character_avatar"),
     path("characters/<str:character_id>/delete", views.character_remove, name="character_delete"),
+    path("characters/<str:character_id>/restore", views.character_restore,
+         name="character_restore"),
     path("backgrounds/new", views.background_edit, name="background_new"),
     path("backgrounds/<str:background_id>/", views.background_edit, name="background_edit"),
     path("backgrounds/<str:background_id>/picture", views.background_picture,

@@ -8,6 +8,7 @@ import re
 import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
 from django.core.management import call_command
+from django.test import Client
 
 from chat.models import Instance, Session
 from library.lore.services import lorebook_save
@@ -119,6 +120,23 @@ def test_deleting_a_character_in_use_is_refused(alice_client, instance, characte
     assert "is used by these chats: the chat with Alserqi started 20" in text
     assert instance not in text
     assert character in store.character_ids()
+
+
+def test_a_deleted_character_is_offered_back_to_its_owner_and_restored(
+        alice_client, bob, character, store):
+    page = alice_client.post(f"/library/characters/{character}/delete", follow=True)
+    assert character not in store.character_ids()
+    assert "Deleted Alserqi by mistake?" in page.content.decode()
+    bob_client = Client()
+    bob_client.force_login(bob)  # not bob's: neither offered nor restored
+    assert "by mistake" not in bob_client.get(page.wsgi_request.get_full_path()).content.decode()
+    assert bob_client.post(f"/library/characters/{character}/restore").status_code == 404
+    response = alice_client.post(f"/library/characters/{character}/restore", follow=True)
+    assert response.redirect_chain[-1][0] == f"/library/characters/{character}/"
+    assert "Character Alserqi restored." in response.content.decode()
+    assert store.character_read(character)["name"] == "Alserqi"
+    assert Character.objects.filter(character_id=character).exists()
+    assert alice_client.post(f"/library/characters/{character}/restore").status_code == 404
 
 
 def test_admin_edit_lands_in_the_file(client, django_user_model, store, character):

@@ -191,6 +191,22 @@ class FileStore(SessionFiles):
     def character_delete(self, character_id: str) -> None:
         _move_aside(self.character_dir(character_id), self.root / "trash" / "characters")
 
+    def character_trashed(self, character_id: str) -> Path | None:
+        """The newest files a delete kept for this character, while its folder is still empty
+        (nothing made under its id since); None otherwise."""
+        return _kept_newest(self.character_dir(character_id), self.root / "trash" / "characters")
+
+    def character_restore(self, character_id: str) -> bool:
+        """A deleted character's files back in its folder; whether there were any to bring."""
+        kept = self.character_trashed(character_id)
+        if kept is None:
+            return False
+        folder = self.character_dir(character_id)
+        for child in kept.iterdir():
+            os.replace(child, folder / child.name)
+        kept.rmdir()
+        return True
+
     def background_ids(self) -> list[str]:
         return self._ids_in(self.root / "backgrounds", "background.json")
 
@@ -393,6 +409,16 @@ def _move_aside(folder: Path, trash: Path) -> None:
     kept.mkdir()
     for child in folder.iterdir():
         os.replace(child, kept / child.name)
+
+
+def _kept_newest(folder: Path, trash: Path) -> Path | None:
+    if not folder.is_dir() or any(folder.iterdir()) or not trash.is_dir():
+        return None
+    stamped = len(folder.name) + 1
+    kept = sorted(path for path in trash.iterdir()
+                  if path.name.startswith(f"{folder.name}.") and path.is_dir()
+                  and path.name[stamped:].endswith("Z") and "." not in path.name[stamped:])
+    return kept[-1] if kept else None
 
 
 @contextlib.contextmanager
