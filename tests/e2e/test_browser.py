@@ -103,19 +103,19 @@ def test_library_character_and_background_with_outline(page: Page, server: Serve
     background_id = page.url.rstrip("/").rsplit("/", 1)[1]
     flow["background"] = background_id
 
-    editor_inputs = "#outline-editor li input[name=content]"
+    editor_inputs = "#outline-editor li [name=content]"
     assert page.locator(editor_inputs).evaluate_all("els => els.map(e => e.value)") == [
         "Arrive at the harbor", "Meet the keeper"]
     for point in ("Find the storm's cause", "Light the great lamp"):
         page.fill("#outline-add input[name=content]", point)
         page.click("#outline-add button[value=add]")
         wait_until(page,
-            "v => [...document.querySelectorAll('#outline-editor li input[name=content]')]"
+            "v => [...document.querySelectorAll('#outline-editor li [name=content]')]"
             ".some(e => e.value === v)", arg=point)
     # Move the last point up one place.
     page.locator("#outline-editor li").nth(3).locator("button[value=up]").click()
     wait_until(page,
-        "() => document.querySelectorAll('#outline-editor li input[name=content]')[2].value"
+        "() => document.querySelectorAll('#outline-editor li [name=content]')[2].value"
         " === 'Light the great lamp'")
     expected = ["Arrive at the harbor", "Meet the keeper", "Light the great lamp",
                 "Find the storm's cause"]

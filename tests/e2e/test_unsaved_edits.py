@@ -75,12 +75,16 @@ def test_an_outline_point_saved_in_place_keeps_the_unsaved_world_text_and_points
     page.keyboard.type(" Tides rise at dusk.")
     # A point typed in and not saved keeps its typing when another point is added (the list
     # is redrawn: static/outline_editor.js).
-    page.locator("#outline-editor ol input[name=content]").first.fill("Arrive by boat")
-    page.fill("#outline-add [name=content]", "Leave")
+    page.locator("#outline-editor ol [name=content]").first.fill("Arrive by boat")
+    page.fill("#outline-add [name=content]", "Leave" + " by the northern pass" * 20)
     page.click("#outline-add button")
-    page.locator("#outline-editor input[name=content][value=Leave]").wait_for()
-    assert page.locator("#outline-editor ol input[name=content]").first.input_value() == (
+    long_point = page.locator("#outline-editor ol [name=content]").nth(2)
+    long_point.wait_for()
+    assert page.locator("#outline-editor ol [name=content]").first.input_value() == (
         "Arrive by boat")
+    # A long point is read whole: its box grows to its lines instead of hiding them.
+    assert long_point.evaluate("e => e.scrollHeight <= e.clientHeight + 1 && e.rows === 1"
+                               " && e.clientHeight > 2 * parseFloat(getComputedStyle(e).lineHeight)")
     with page.expect_event("dialog"):
         page.click("nav >> text=Library")
     assert page.questions == ["beforeunload"]
