@@ -210,3 +210,12 @@ def test_a_refused_new_character_shows_back_everything_typed(alice_client, store
     assert shown["system_prompt"] == ["Be terse."]
     assert shown["alternate_greetings"] == ["Who sent you?"]
     assert shown["talkativeness"] == ["3"] and store.character_ids() == []
+
+
+def test_the_fields_a_newcomer_would_not_know_say_what_they_are(alice_client):
+    """"Base persona" is SillyTavern's description (a card's personality and scenario join it);
+    "Never forget" is sent with every reply. Each box names its help for a screen reader."""
+    page = alice_client.get("/library/characters/new").content.decode()
+    assert 'aria-describedby="base-persona-help"' in page
+    assert "(SillyTavern&#x27;s description)" in page or "(SillyTavern's description)" in page
+    assert 'aria-describedby="pinned-prompt-help"' in page and "with every reply" in page

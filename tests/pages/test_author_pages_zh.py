@@ -40,4 +40,5 @@ def test_the_character_cards_advanced_fields_are_labelled_in_chinese(alice_clien
                     "Regex scripts: find and replace"):
         assert english not in shown
     assert "角色注释" in shown and "群聊中的发言频率" in shown
+    assert "即 SillyTavern 的描述" in shown and "每次回复都会发送" in shown  # field help
     assert "system" not in shown.split("\n") and "系统" in shown.split("\n")  # the note's role
