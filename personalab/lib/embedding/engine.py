@@ -13,7 +13,6 @@ all threads (lower latency for one short query).
 from __future__ import annotations
 
 import logging
-import os
 from concurrent.futures import ThreadPoolExecutor
 from functools import lru_cache
 from pathlib import Path
@@ -21,6 +20,7 @@ from pathlib import Path
 import numpy as np
 
 from personalab.lib.embedding.graph import encoder_graph
+from personalab.lib.embedding.threads import threads_setting
 from personalab.lib.embedding.tokenizer import E5Tokenizer
 from personalab.lib.embedding.weights import E5Weights, q4_dequantise
 
@@ -29,17 +29,8 @@ PREFIXES = {True: "query: ", False: "passage: "}
 # used less CPU per passage than 512 or 2,048 (bench/embed_throughput.py).
 BATCH_TOKENS = 256
 BATCH_ROWS = 32
-THREADS_DEFAULT = 2
-THREADS = THREADS_DEFAULT  # PERSONALAB_EMBED_THREADS, set by memory.apps at start-up
 
 log = logging.getLogger(__name__)
-
-
-def threads_setting() -> int:
-    """PERSONALAB_EMBED_THREADS: threads of each embedding engine, 2 by default; 0 (or less)
-    means one per core. A value that is not a number stops the server at start-up
-    (personalab/settings.py)."""
-    return THREADS if THREADS > 0 else max(1, os.cpu_count() or 1)
 
 
 def session_make(weights: E5Weights, *, threads: int):

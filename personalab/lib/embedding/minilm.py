@@ -16,7 +16,8 @@ from pathlib import Path
 
 import numpy as np
 
-from personalab.lib.embedding.engine import _batches, session_make, threads_setting
+from personalab.lib.embedding.engine import _batches, session_make
+from personalab.lib.embedding.threads import threads_setting
 from personalab.lib.embedding.weights import Config, WeightsError
 
 MAX_TOKENS = 256
