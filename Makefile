@@ -31,14 +31,13 @@ $(VENV)/.installed: pyproject.toml Makefile | $(BIN)/python
 
 install: $(VENV)/.installed
 
-# A port already taken is said before the setup steps, not after them by Daphne.
+# A port already taken is said before the setup steps, not after them by Daphne. `serve` sets up
+# the data folder (migrate, admin, demo, index rows) and serves it in one process
+# (chat/management/commands/serve.py); its modules' bytecode is kept even where the machine
+# sets PYTHONDONTWRITEBYTECODE, so a second start does not compile them all again.
 run: install
 	@$(BIN)/python -c "import socket, sys; taken = socket.socket().connect_ex(('$(HOST)', $(PORT))) == 0; sys.exit('Port $(PORT) on $(HOST) is already in use (another server?): stop it, or run make run PORT=8080' if taken else 0)"
-	$(BIN)/python manage.py migrate --noinput
-	HOST=$(HOST) PORT=$(PORT) $(BIN)/python manage.py bootstrap
-	$(BIN)/python manage.py seed_demo
-	$(BIN)/python manage.py reindex
-	$(BIN)/daphne -b $(HOST) -p $(PORT) personalab.asgi:application
+	HOST=$(HOST) PORT=$(PORT) PYTHONDONTWRITEBYTECODE= $(BIN)/python manage.py serve
 
 # Every core (pytest-xdist; -n auto is one worker more than the cores, tests/conftest.py): each worker has its own temp
 # data folders, stub LLM server and ports, so the files run side by side. --dist loadfile keeps

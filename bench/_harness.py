@@ -148,8 +148,8 @@ def server_start(data_dir: Path, stub: Stub, *, profile: Path | None = None,
         args = [PYTHON, "-m", "cProfile", "-o", str(profile), *args]
     process = child_start(args, env, log=data_dir / f"daphne-{port}.log")
     if wait:
-        # The server builds its embedding engines before it listens (PERSONALAB_EMBED_PRELOAD):
-        # 3 s of CPU, a minute on a machine loaded by other work.
+        # The server builds its embedding engines once it listens (PERSONALAB_EMBED_PRELOAD,
+        # personalab/server_start.py): 3 s of CPU beside the first requests.
         port_wait(port, process, timeout=240.0)
     return Server(process, port)
 

@@ -22,6 +22,7 @@ from personalab.lib.embedding.embeddings import engines_preload  # noqa: E402
 from personalab.lib.llm import llm_client_warm  # noqa: E402
 from personalab.login_pause import LoginPauseGuard  # noqa: E402
 from personalab.request_login import request_signed_in  # noqa: E402
+from personalab.server_start import after_listening  # noqa: E402
 from personalab.static_files import VersionedStaticFilesHandler  # noqa: E402
 from personalab.storage import get_store  # noqa: E402
 from personalab.ws_origin import SameOriginValidator  # noqa: E402
@@ -42,13 +43,22 @@ application = ProtocolTypeRouter(
     }
 )
 
-# Before serving, each holds the interpreter lock while every account waits: building the
-# embedding engines (seconds), and importing the LLM client with its SSL context (the first
-# turn's model-list call did that inside a turn). Test servers skip both (tests/conftest.py).
-if settings.PERSONALAB_EMBED_PRELOAD:
+# Each holds the interpreter lock while every account waits: building the embedding engines
+# (seconds), and importing the LLM client with its SSL context (the first turn's model-list call
+# did that inside a turn). Done once the server listens, not before (personalab/server_start.py);
+# test servers skip it (tests/conftest.py).
+def _warm_up() -> None:
     engines_preload()
     llm_client_warm()
 
-if settings.PERSONALAB_INDEX_CATCHUP_SECONDS > 0:
+
+def _catch_up() -> None:
     catch_up_start(every_seconds=settings.PERSONALAB_INDEX_CATCHUP_SECONDS)
     instances_index_catch_up_start(get_store())
+
+
+if settings.PERSONALAB_EMBED_PRELOAD:
+    after_listening(_warm_up, name="server-warm-up")
+
+if settings.PERSONALAB_INDEX_CATCHUP_SECONDS > 0:
+    after_listening(_catch_up, name="index-catch-up-start")

@@ -143,6 +143,11 @@ def demo_write(store: FileStore, owner_username: str | None) -> bool:
 class Command(BaseCommand):
     help = "Write the seed's demo (Alserqi / 废土复仇记 / inst_001). Running it twice changes nothing."
 
+    def add_arguments(self, parser) -> None:
+        parser.add_argument("--no-memory", action="store_true",
+                            help="leave the demo's recall index to the server's catch-up "
+                                 "(make run: the page answers without waiting for it)")
+
     def handle(self, *args, **options) -> None:
         store = get_store()
         admin = get_user_model().objects.filter(is_superuser=True).order_by("id").first()
@@ -151,7 +156,7 @@ class Command(BaseCommand):
         background_index(store, "bg_wasteland")
         instance_index(store, "inst_001")
         self.stdout.write("demo written" if wrote else "demo already present; nothing changed")
-        if wrote and recall_enabled(store):
+        if wrote and recall_enabled(store) and not options["no_memory"]:
             self._index_memory(store)
 
     def _index_memory(self, store) -> None:

@@ -1,0 +1,52 @@
+"""`make run` in one process: set up the data folder, then serve it with Daphne.
+
+Run as five commands (migrate, bootstrap, seed_demo, reindex, daphne), each process imported and
+set up Django again, and the page answered a minute after `make run` (docs/performance.md,
+Start-up). Here the set-up steps share one start, Daphne serves from the same process, the
+demo's recall index is left to the server's catch-up, and the embedding engines are built once
+the server listens (personalab/asgi.py), so a newcomer opens the page as soon as it answers.
+"""
+
+from __future__ import annotations
+
+import time
+from functools import partial
+
+from daphne.cli import CommandLineInterface
+from daphne.server import Server
+from django.conf import settings
+from django.core.management import call_command
+from django.core.management.base import BaseCommand
+from django.db import connections
+
+from chat.management.commands.bootstrap import OWN_ADMIN, admin_ensure, login_text
+
+
+class Command(BaseCommand):
+    help = ("What `make run` does: migrate, the first admin, the demo, the index rows, then "
+            "Daphne on HOST:PORT, all in one process.")
+
+    def handle(self, *args, **options) -> None:
+        started = time.monotonic()
+        self.stdout.write("Setting up the data folder (database, admin account, demo)…")
+        call_command("migrate", interactive=False, verbosity=0)
+        admin_found = admin_ensure()
+        # The catch-up (every server's start) indexes the demo's lines for recall after the
+        # server listens; with it off, the demo is indexed here as before.
+        call_command("seed_demo", no_memory=settings.PERSONALAB_INDEX_CATCHUP_SECONDS > 0,
+                     stdout=self.stdout)
+        call_command("reindex", stdout=self.stdout)
+        if not admin_found:
+            self.stdout.write(OWN_ADMIN)
+        # The set-up's connections belong to this thread, which becomes the event loop's.
+        connections.close_all()
+        self.stdout.write(f"Starting the server ({time.monotonic() - started:.1f} s so far)…")
+        cli = CommandLineInterface()
+        cli.server_class = partial(Server, ready_callable=partial(self._ready, started))
+        cli.run(["-b", settings.SERVE_HOST, "-p", str(settings.SERVE_PORT),
+                 "personalab.asgi:application"])
+
+    def _ready(self, started: float) -> None:
+        self.stdout.write(self.style.SUCCESS(
+            f"\n  PersonaLab is ready ({time.monotonic() - started:.1f} s)." + login_text()
+            + "  Stop it with Ctrl-C.\n"))
