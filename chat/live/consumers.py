@@ -103,13 +103,17 @@ class ChatConsumer(AsyncJsonWebsocketConsumer):
         except Exception as exc:  # noqa: BLE001 — the tab still works, only without following
             log.warning("cannot follow %s: %s", self.instance_id, exc)
             self.group = None
-        await self._send_snapshot()
+        if not await self._send_snapshot() and b"writing=1" in self.scope.get("query_string", b""):
+            # The page was drawn with a reply "writing…" (a turn was finishing, a reload's stop)
+            # and none streams now: it reads the file again at once, not after its wait.
+            await self._emit({"type": "idle"})
 
-    async def _send_snapshot(self) -> None:
+    async def _send_snapshot(self) -> bool:
         snapshot = await asyncio.to_thread(streaming_snapshot, get_store(), self.instance_id)
         self.cursor = FollowCursor(len(snapshot["content"]) if snapshot else None)
         if snapshot:
             await self._emit(snapshot)
+        return bool(snapshot)
 
     async def turn_event(self, message: dict) -> None:
         """Another tab's (or worker's) turn: tokens past what this tab has, then the rest."""

@@ -149,6 +149,8 @@ function onEvent(event) {
     speakerShow(turn.streaming.el, event);
   } else if (event.type === "stream") {
     followStream(event);
+  } else if (event.type === "idle") {
+    writingLineCheck();
   } else if (event.type === "token") {
     if (turn.busy) draftTaken();
     if (!turn.streaming) turn.streaming = {el: addMessage("assistant", "", "…"), raw: ""};
@@ -202,7 +204,9 @@ function refusedKeptSay(message) {
 // --- connection ---------------------------------------------------------------------------
 export function connect() {
   const scheme = location.protocol === "https:" ? "wss" : "ws";
-  socket = new WebSocket(`${scheme}://${location.host}${url("socketPath")}`);
+  // A page showing a reply "writing…" asks to be told when none streams (an "idle" event).
+  const writing = document.getElementById("streaming-line") ? "?writing=1" : "";
+  socket = new WebSocket(`${scheme}://${location.host}${url("socketPath")}${writing}`);
   socket.addEventListener("message", (m) => onEvent(JSON.parse(m.data)));
   socket.addEventListener("close", () => {
     const seconds = Math.round(retryDelay / 1000);

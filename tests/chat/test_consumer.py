@@ -60,6 +60,20 @@ async def test_disconnect_mid_stream_leaves_a_whole_marked_line(alice, instance,
     assert read.problems == [] and read.messages[-1]["interrupted"] is True
 
 
+async def test_a_page_drawn_writing_is_told_at_once_when_no_reply_streams(alice, instance):
+    """A reload's stop finishes the reply while the page is drawn "writing…": its socket says
+    so as it opens ("idle"), and the page reads the file then instead of 1.5 s later."""
+    headers = [(b"origin", ORIGIN), (b"host", HOST), (b"cookie", await session_cookie(alice))]
+    drawn_writing = WebsocketCommunicator(application, f"/ws/chat/{instance}/?writing=1",
+                                          headers=headers)
+    assert (await drawn_writing.connect())[0]
+    assert await drawn_writing.receive_json_from(timeout=5) == {"type": "idle"}
+    other, _ = await tab_connect(alice, instance)
+    assert await other.receive_nothing(timeout=0.3)
+    for tab in (drawn_writing, other):
+        await tab.disconnect()
+
+
 async def test_tokens_that_arrive_during_a_slow_send_come_joined_and_already_in_the_file(
         alice, instance, use_stub, store, monkeypatch):
     reply = "一二三四五六七八九十"
