@@ -53,6 +53,10 @@ def test_the_home_row_shows_who_spoke_last_and_two_lines_of_it(page: Page, serve
     no_sideways_scroll(page)
     assert preview.locator("strong").inner_text() == "Alserqi:"
     assert row.locator("a strong").first.inner_text() == "Alserqi"  # the chat by name
+    sizes = row.evaluate("""r => [':scope > time', '[data-testid=instance-started]',
+        '[data-testid=instance-started] time']
+        .map(s => getComputedStyle(r.querySelector(s)).fontSize)""")
+    assert len(set(sizes)) == 1, sizes  # its times as large as its other small print
     line = float(preview.evaluate("e => parseFloat(getComputedStyle(e).lineHeight)"))
     height = preview.bounding_box()["height"]
     if size == PHONE:  # the reply is longer than two lines there: two lines, then cut
