@@ -187,9 +187,31 @@ def message_render_context(store: FileStore, *, state: dict[str, Any],
                     [*member_ids(state), *(str(line.get("speaker") or "") for line in lines)])
                 if speaker},
             "player_avatar": _persona_avatar_url(store, state),
+            "player_names": player_names_carried(lines),
             "macro_values": values,
             "line_display": line_display_for(store, state=state, lines=lines, values=values,
                                              character=characters.optional(character_id))}
+
+
+def player_line_key(line: dict[str, Any]) -> tuple:
+    """A player line's key in player_names_carried: the page's templates get copies
+    (ShownLine), not the read's own dicts."""
+    return line.get("turn"), line.get("timestamp"), line.get("content")
+
+
+def player_names_carried(lines: list[dict[str, Any]]) -> dict[tuple, str]:
+    """The name each player line of `lines` shows (by player_line_key): the one stored on it,
+    the persona the player was playing then (a persona chosen later never renames it); for a
+    line stored without one (the demo's, a chat's lines from before names were kept), the name
+    of the next player line that has one; "" after the last named line (the page shows the
+    current persona there, as a new line has)."""
+    names: dict[tuple, str] = {}
+    carried = ""
+    for line in reversed(lines):
+        if line.get("role") == "user":
+            carried = str(line.get("name") or "") or carried
+            names.setdefault(player_line_key(line), carried)
+    return names
 
 
 def _persona_avatar_url(store: FileStore, state: dict[str, Any]) -> str | None:

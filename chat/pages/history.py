@@ -102,16 +102,17 @@ def _history_context(request: HttpRequest, instance_id: str, *, source=None) -> 
                                      page=_int(source.get("page")), query=source.get("q", ""))
     except history_base.HistoryError as exc:
         raise Http404(exc.message) from None
+    shown = selectors.message_render_context(store, state=state,
+                                             lines=[row["line"] for row in page["rows"]])
     return {"instance_id": instance_id, "page": page, "state": state,
             # The rows read as the chat page shows them: macros and the display-only regex
             # scripts here, Markdown and the sanitizer in the browser (static/history.js).
-            "line_display": selectors.message_render_context(
-                store, state=state, lines=[row["line"] for row in page["rows"]])["line_display"],
+            **{key: shown[key] for key in ("line_display", "player_names")},
             "character_name": _character_name(store, state),
             # The page's title as the chat's: its name, else all its members (a group's title
             # follows who is in it on the next load), else its character.
             "chat_title": trace_chat_name(store, instance_id),
-            # A player line without a name is the persona's, as the chat page shows it.
+            # A player line with no name to show is the persona's, as the chat page shows it.
             "player_name": persona_effective(store, owner=state.get("owner"),
                                              persona_id=state.get("persona_id"))["name"],
             "undo_window": history_base.history_settings(store)["undo_window_seconds"]}

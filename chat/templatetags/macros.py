@@ -10,6 +10,7 @@ from django.utils.translation import gettext
 
 from chat.play.regex_scripts import LineDisplay
 from chat.play.turn import EMPTY_REPLY, ERROR_REPLY_OPENING
+from chat.selectors import player_line_key
 from personalab.lib.line_macros import line_macros_replace
 
 register = template.Library()
@@ -24,6 +25,13 @@ def line_text(line: dict[str, Any], values: dict[str, str] | None) -> str:
     if line.get("type") == "summary" or not values:
         return content
     return line_macros_replace(line, values)
+
+
+@register.filter
+def player_name(line: dict[str, Any], names: dict[tuple, str] | None) -> str:
+    """`{{ line|player_name:player_names }}`: the player line's name (selectors.
+    player_names_carried), "" where the page shows the current persona."""
+    return str(line.get("name") or "") or (names or {}).get(player_line_key(line), "")
 
 
 @register.filter

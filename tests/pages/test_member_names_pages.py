@@ -32,3 +32,22 @@ def test_history_title_and_home_row_follow_member_changes(alice_client, store, a
     instance_member_remove(store, user=alice, instance_id=instance, character_id=mara)
     assert "Mara" not in _history_title(alice_client, instance)
     assert "Mara" not in _home_row(alice_client, instance)
+
+
+def _player_names(page: str) -> list[str]:
+    articles = page.split('<article class="msg user')[1:]
+    return [a.split('<header class="who"><strong><bdi>', 1)[1].split("</bdi>", 1)[0]
+            for a in articles]
+
+
+def test_player_lines_keep_the_name_they_were_said_under(alice_client, store, instance):
+    """A line stored without a name (the demo's, lines from before names were kept) is said by
+    the persona of the next named line, not the one chosen since (docs/chat-page.md)."""
+    for number, name in enumerate(["", "", "Kai", "Mara"], start=1):
+        store.session_append(instance, "sess_001", {
+            "role": "user", "content": f"line {number}", "turn": number,
+            **({"name": name} if name else {})})
+    chat = alice_client.get(f"/instances/{instance}/").content.decode()
+    assert _player_names(chat) == ["Kai", "Kai", "Kai", "Mara"]
+    history = alice_client.get(f"/instances/{instance}/history/").content.decode()
+    assert [history.count(f">{name}</bdi>") for name in ("Kai", "Mara")] == [3, 1]
