@@ -42,6 +42,13 @@ export function composerWire() {
     const drawer = document.querySelector("[data-testid=drawer-toggle]");  // show the reply
     if (drawer && drawer.offsetParent && drawer.getAttribute("aria-expanded") === "true") drawer.click();
   });
+  // "muted" holds from the tick: a box that waited for Save let the member answer the next
+  // line anyway, the drawer closed with the box ticked.
+  document.addEventListener("change", (e) => {
+    if (e.target.name !== "muted" || !e.target.closest("#members-card")) return;
+    // A click, not requestSubmit(): htmx sends the button it saw clicked (action=change).
+    e.target.form.querySelector("button[value=change]").click();
+  });
   // The page comes with these buttons off: a click before this script listened was lost.
   setBusy(turn.busy);
 }
