@@ -188,10 +188,12 @@ function onEvent(event) {
   }
 }
 
+// Send comes back once the file is read: a line sent while the read was under way was drawn,
+// then the read's older list replaced it, and the next round streamed out of sight.
 function finishTurn(traceId) {
   turn.streaming = null;
-  setBusy(false);
-  return reloadFromFile().then(() => budgetShow(traceId || latestTraceId()));
+  return reloadFromFile().then(() => budgetShow(traceId || latestTraceId()))
+    .finally(() => setBusy(false));
 }
 
 // A refused turn keeps the player's line in the chat (docs/decisions/refused-turn.md): the

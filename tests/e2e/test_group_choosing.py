@@ -28,6 +28,13 @@ WATCH = """() => { window.__names = [];
              if (window.__names[window.__names.length - 1] !== n) window.__names.push(n); } };
   new MutationObserver(seen).observe(box, {childList: true, subtree: true, characterData: true}); }"""
 
+# Whether the chat was being read from the file each time Send came back on.
+READING_AT_SEND = """() => { window.__reading = [];
+  const send = document.getElementById('send-button');
+  new MutationObserver(() => { if (!send.disabled) window.__reading.push(
+      document.getElementById('messages').getAttribute('aria-busy') === 'true'); })
+    .observe(send, {attributes: true, attributeFilter: ['disabled']}); }"""
+
 
 def test_a_group_bubble_says_who_is_being_chosen_then_names_the_speaker(
         page: Page, server: Server) -> None:
@@ -40,8 +47,12 @@ def test_a_group_bubble_says_who_is_being_chosen_then_names_the_speaker(
     server.stub.script(Reply("Ready when you are.", chunk_size=4, delay=0.02),
                        Reply("Then we go.", chunk_size=4, delay=0.02))
     page.evaluate(WATCH)
+    page.evaluate(READING_AT_SEND)
     message_send(page, "Are we ready?")
     turn_wait_done(page)
+    # Send is back only once the round's lines are read: a line sent quicker was wiped by
+    # that read (the group evening of 2026-12-02)
+    assert page.evaluate("() => window.__reading") == [False]
     names = page.evaluate("() => window.__names")
     assert "…" not in names and "" not in names, names
     assert names[0] in ("Choosing who answers…", "Ivy"), names
