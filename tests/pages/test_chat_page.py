@@ -6,11 +6,13 @@ after a change, and the page in two languages."""
 from __future__ import annotations
 
 import json
+import time
 
 import pytest
 from django.templatetags.static import static
 
 from chat.history_manager.base import line_fingerprint
+from chat.management.commands import serve
 from chat.selectors import CHAT_PAGE_SIZE, recap_next_due
 
 pytestmark = pytest.mark.django_db
@@ -196,9 +198,12 @@ def test_the_start_message_names_the_port_make_run_serves_on(data_dir, settings)
     settings.SERVE_PORT = 8123
     out = StringIO()
     call_command("bootstrap", stdout=out)
-    assert "Log in at http://127.0.0.1:8123/ as  admin / " in out.getvalue()
-    # The server answers a minute after this line (demo, reindex, models): it says when.
-    assert 'once the server says "Listening on TCP address"' in out.getvalue()
+    assert "Open http://127.0.0.1:8123/ and log in as  admin / " in out.getvalue()
+    # `make run` (manage.py serve) says it once the server listens, last on the console.
+    ready = StringIO()
+    serve.Command(stdout=ready)._ready(time.monotonic())
+    assert "PersonaLab is ready" in ready.getvalue()
+    assert "Open http://127.0.0.1:8123/ and log in as  admin / " in ready.getvalue()
 
 
 def test_missing_pages_are_styled_sentences(alice_client, settings):
