@@ -367,6 +367,8 @@ def test_a_page_made_mid_reply_whose_socket_opens_after_it_ended_shows_the_kept_
     reloaded = logged_in.new_page()
     errors, held = [], []
     reloaded.on("pageerror", lambda exc: errors.append(str(exc)))
+    frames: list[str] = []  # told at once that nothing streams, not after a 1.5 s wait
+    reloaded.on("websocket", lambda ws: ws.on("framereceived", lambda f: frames.append(f)))
     reloaded.route(re.compile(r".*/chat/socket\.js$"), lambda route: held.append(route))
     try:
         # The page's scripts wait for socket.js, and DOMContentLoaded for them.
@@ -378,6 +380,7 @@ def test_a_page_made_mid_reply_whose_socket_opens_after_it_ended_shows_the_kept_
             route.continue_()
         wait_until(reloaded, "() => !document.getElementById('streaming-line')", timeout=30_000)
         assert reloaded.locator("#messages .msg.assistant .text").last.inner_text() == reply
+        assert '{"type": "idle"}' in frames, frames
         assert errors == []
     finally:
         reloaded.close()
