@@ -1,0 +1,236 @@
+"""Memory in play, asked the way people talk (issue 30): follow-ups that lean on the turn before
+("And her birthday?", "那我上司呢？"), "that"/那个 references, vague times ("a while back"),
+corrections ("no, I mean the cat"), a question inside a longer message, and in a group a question
+to one character about what another said. Dev conversations of ../shared/bench/ are imported as
+SillyTavern chats whose sessions end yesterday (as bench/recall_spoken.py does); each probe's
+lead-in turns are played first, then its last turn is measured through the real turn path.
+
+    .venv/bin/python bench/recall_talk.py [--data ../shared/bench] [--keep-messages 10]
+        [--only KIND] [--misses]
+
+A probe is found when a line holding its answer (any of its `evidence` ids: MemDaily says most
+facts twice) reaches the model's request; @5 / @10 count it among the first 5 / 10 lines of
+the recall section (the trace's recalled lines, best first). The prompt keeps the newest
+--keep-messages messages, so older lines come from recall. Reported per kind and in all; ends
+with `talk[all] found=… at5=… at10=… probes=…`. The probes were written before the app was
+changed for them (PROBES below); the app knows nothing of them.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import sys
+from collections import defaultdict
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+import _harness as h
+import turn_overhead as t
+from recall_in_play import settings_for_play
+from recall_spoken import chat_records, session_days
+
+# file -> [(kind, turns as typed (the last one measured), evidence dia_ids (any one))];
+# the player is speaker A. "group:" files are played with speaker B and GROUP_OTHER as members.
+PROBES: dict[str, list[tuple[str, list[str], list[str]]]] = {
+    "locomo/conv-26.json": [
+        ("follow-up", ["I was looking at that necklace my grandma gave me today.",
+                       "Where did she live again?"], ["D4:3"]),
+        ("follow-up", ["Your kids must have loved the museum trip.",
+                       "What were they most excited about?"], ["D6:6"]),
+        ("follow-up", ["How's your daughter? Still talking about her birthday concert?",
+                       "Who was the singer again?"], ["D11:3"]),
+        ("follow-up", ["I'm still thinking about the adoption interviews.",
+                       "when were they again?"], ["D19:1"]),
+        ("reference", ["what was that book I told you to read called again?"], ["D7:11"]),
+        ("reference", ["that bowl of mine with the pattern, who made it for me?"], ["D4:5"]),
+        ("correction", ["What's the name of your dog?", "no, I mean the cat you got later"],
+         ["D13:4"]),
+        ("long", ["ugh, long day at the center, my feet hurt and I still have to cook dinner. "
+                  "btw what instrument did you say you started playing when you were young?"],
+         ["D15:26"]),
+        ("vague time", ["that thing I told you a while back about a bad experience on a hike, "
+                        "what happened?"], ["D12:1", "D14:1"]),
+        ("vague time", ["remember ages ago I went to some group? which one was it?"], ["D1:3"]),
+    ],
+    "locomo/conv-30.json": [
+        ("follow-up", ["Your tattoo is so cool.", "what does it stand for again?"], ["D5:15"]),
+        ("reference", ["what was that piece your team won regionals with?"], ["D1:19"]),
+        ("long", ["man, the studio's leaking again and the landlord isn't answering. anyway, "
+                  "where did you say you lost your job?"], ["D1:3", "D6:4"]),
+        ("correction", ["which city did I go to last week to clear my head?",
+                        "no, not that trip, the city where I was hunting for a studio spot"],
+         ["D2:4", "D2:5"]),
+        ("vague time", ["what was that book I said I was reading a while back for the business?"],
+         ["D12:6"]),
+        ("follow-up", ["How did the interview go for that internship?",
+                       "and did you get accepted?"], ["D12:1"]),
+    ],
+    "realtalk-dev/Chat_8_Akib_Muhhamed.json": [
+        ("follow-up", ["is ur sister still baking?", "what was she making that time?"],
+         ["D13:2"]),
+        ("reference", ["whats that book u keep reading called"], ["D9:1"]),
+        ("long", ["bro im so tired, work was crazy and my car is making that noise again lol. "
+                  "how long is ur drive again?"], ["D2:44"]),
+        ("vague time", ["that podcast u told me about a while back, what was it about"],
+         ["D2:49"]),
+        ("correction", ["what time do u wake up for work?", "no i mean after the new years party"],
+         ["D5:18"]),
+        ("follow-up", ["ur friend who works in chinatown, did he miss the party?",
+                       "how long was his shift?"], ["D5:17"]),
+    ],
+    "memdaily-zh-dev/memdaily-u40.json": [
+        ("follow-up", ["我表姐是做什么工作的来着？", "那她生日呢？"], ["D7:4"]),
+        ("follow-up", ["我表弟生日是几号来着？", "那我上司呢？"], ["D7:7"]),
+        ("reference", ["我住的那个小区叫啥来着？"], ["D4:9"]),
+        ("correction", ["我表弟的电话是多少？", "不对，我是说我表姐的"], ["D4:7", "D7:5"]),
+        ("long", ["今天加班到九点，累死了，地铁上还站了一路。对了，我上司老家是哪儿的来着？"],
+         ["D8:1"]),
+        ("vague time", ["之前跟你说过我要去的那个论坛，在哪儿办来着？"], ["D2:2"]),
+    ],
+    "memdaily-zh-dev/memdaily-u43.json": [
+        ("follow-up", ["我下属是哪里人来着？", "那他多大了？"], ["D5:1"]),
+        ("follow-up", ["我表姐生日是哪天？", "那我舅妈呢？"], ["D5:7"]),
+        ("reference", ["那双我特别喜欢的跑鞋是什么型号来着？"], ["D6:1"]),
+        ("long", ["今天下大雨，鞋全湿了，烦死了。话说回来，我上司的邮箱是多少来着？"],
+         ["D2:3", "D3:10"]),
+        ("correction", ["邮票故事阅读会在哪儿办？", "不是这个，我说的是邮旅探索之旅"],
+         ["D5:10", "D6:9", "D8:4"]),
+    ],
+    "memdaily-zh-dev/memdaily-u46.json": [
+        ("follow-up", ["我叔叔是干什么的来着？", "那他在哪个单位？"], ["D6:2", "D8:4"]),
+        ("follow-up", ["我表哥多大了？", "那我同事呢？"], ["D4:7", "D10:1"]),
+        ("reference", ["我上次去逛的那个公园叫什么来着？"], ["D3:9", "D5:3"]),
+        ("long", ["最近天天开会，脑子都转不动了，晚上还得做PPT。"
+                  "顺便问一下，我表哥叫什么名字来着？"],
+         ["D4:3"]),
+        ("vague time", ["前阵子跟你提过我用的手机，是哪款来着？"], ["D5:1"]),
+        ("follow-up", ["我下属在哪上班来着？", "他单位叫啥？"], ["D3:5"]),
+    ],
+    "group:locomo/conv-26.json": [
+        ("group", ["Rook, what did Melanie say her kids were stoked about at the museum?"],
+         ["D6:6"]),
+        ("group", ["Rook, do you know what Melanie's pets are called?"], ["D7:18"]),
+        ("group", ["Rook, what did Mel say she plays besides violin?"], ["D15:26"]),
+        ("group", ["Rook, who did Melanie say performed at her daughter's birthday?"],
+         ["D11:3"]),
+        ("group", ["Melanie told us about a roadtrip, right Rook?",
+                   "what happened to her son there?"], ["D18:1"]),
+    ],
+}
+GROUP_OTHER = "Rook"
+
+
+class RoundProvider:
+    """Answers at once; keeps every request of the last turn (a group's round)."""
+
+    name = "recording"
+
+    def __init__(self) -> None:
+        self.round: list[list[dict]] = []
+
+    async def stream(self, messages: list[dict], *, context: dict):
+        self.round.append(messages)
+        yield "Of course I remember."
+
+    async def complete(self, messages: list[dict], *, context: dict) -> str:
+        return "Of course I remember."
+
+
+def members_made(store, owner, names: list[str]) -> list[str]:
+    # App modules are imported once main() has booted Django (turn_overhead.django_boot).
+    from library.character_services import character_save
+
+    return [character_save(store, user=owner, character_id=None, data={
+        "name": name, "base_persona": f"{name}, an old friend.", "greeting": "",
+        "visibility": "private"}) for name in names]
+
+
+def conversation_play(path: Path, probes: list[tuple[str, list[str], list[str]]], store, owner,
+                      character_ids: list[str], *, misses: bool) -> list[dict]:
+    # The app's modules read Django settings when imported: only after main() set Django up.
+    from chat.groups.round import conversation_turn
+    from chat.services.instances import instance_create
+    from chat.services.session_import import session_import
+    from memory import runtime
+    from memory.vectors.sync import instance_sync
+
+    conversation = json.loads(path.read_text(encoding="utf-8"))
+    conversation = conversation.get("conversation", conversation)
+    records, texts, _ = chat_records(conversation, session_days(conversation))
+    instance_id = instance_create(store, owner=owner, character_ids=character_ids)
+    session_import(store, instance_id=instance_id,
+                   data="".join(json.dumps(r) + "\n" for r in records).encode())
+    instance_sync(store, runtime.index_for(store), instance_id=instance_id)
+    provider = RoundProvider()
+    found: list[dict] = []
+    for kind, turns, evidence in probes:
+        for text in turns:
+            provider.round = []
+            results = asyncio.run(conversation_turn(store, instance_id=instance_id,
+                                                    user_text=text, emit=t._emit,
+                                                    provider=provider))
+        answers = [texts[d] for d in evidence if texts.get(d, "").strip()]
+        # In a group every member's request must hold it (each may be the one asked).
+        sent = [("\n".join(m["content"] for m in request)).replace(turns[-1], "")
+                for request in provider.round]
+        reached = bool(sent) and all(any(a in s for a in answers) for s in sent)
+        recall = store.trace_read(instance_id, results[0].trace_id).get("retrievals") or {}
+        hits = [str(hit.get("text") or "") for hit in recall.get("hits") or []]
+        rank = min((i for i, hit in enumerate(hits) if hit in answers), default=None)
+        found.append({"kind": kind, "reached": reached, "rank": rank})
+        if misses and (not reached or rank is None or rank >= 5):
+            print(f"    {'missed' if not reached else f'rank {rank}'} [{kind}] {turns!r}: "
+                  f"searched {recall.get('query')!r}, {len(hits)} lines, first "
+                  f"{[hit[:70] for hit in hits[:3]]!r}", flush=True)
+    return found
+
+
+def figures_line(name: str, found: list[dict]) -> str:
+    n = len(found)
+    return (f"talk[{name}] found={sum(f['reached'] for f in found)}/{n} "
+            f"at5={sum(f['rank'] is not None and f['rank'] < 5 for f in found)}/{n} "
+            f"at10={sum(f['rank'] is not None and f['rank'] < 10 for f in found)}/{n} "
+            f"probes={n}")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--data", type=Path,
+                        default=Path(__file__).resolve().parents[2] / "shared" / "bench")
+    parser.add_argument("--keep-messages", type=int, default=10)
+    parser.add_argument("--only", help="probes of this kind only (follow-up, long, group, …)")
+    parser.add_argument("--misses", action="store_true", help="print each probe not at @5")
+    args = parser.parse_args()
+    with h.data_dir_temp() as data_dir:
+        t.django_boot(data_dir)
+        store, owner, character_id, _ = t.library_seed(data_dir)
+        settings_for_play(store, keep=args.keep_messages)
+        found: list[dict] = []
+        for name, probes in PROBES.items():
+            probes = [p for p in probes if args.only in (None, p[0])]
+            if not probes:
+                continue
+            group, _, file = name.rpartition(":")
+            ids = [character_id]
+            if group:
+                data = json.loads((args.data / file).read_text(encoding="utf-8"))
+                speaker_b = data.get("conversation", data)["speaker_b"]
+                ids = members_made(store, owner, [speaker_b, GROUP_OTHER])
+            done = conversation_play(args.data / file, probes, store, owner, ids,
+                                     misses=args.misses)
+            print("  " + figures_line(name, done), flush=True)
+            found += done
+        by_kind: dict[str, list[dict]] = defaultdict(list)
+        for f in found:
+            by_kind[f["kind"]].append(f)
+        for kind, done in by_kind.items():
+            print(figures_line(kind, done), flush=True)
+        print(figures_line("all", found), flush=True)
+
+
+if __name__ == "__main__":
+    main()
