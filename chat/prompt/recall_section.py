@@ -28,6 +28,9 @@ SPEAKER_MARK = {"zh": "："}  # what follows a speaker's name in the section's l
 # docs/memory.md), the share filled with a trigger word, check conversations: every line with
 # the line before LoCoMo 0.84 / REALTALK 0.89, the first 10 only 0.90 / 0.90.
 CONTEXT_LINES = 10
+# How far back the player's line a follow-up leans on is looked for: past a group's round of
+# replies, no further.
+MESSAGES_BACK = 8
 # What a recalled line costs besides its text: "- [2023-05-08] Name: " and the line break.
 LINE_OVERHEAD_TOKENS = 12
 
@@ -71,6 +74,7 @@ def recall_prepare(store: FileStore, *, instance_id: str, user_text: str,
     last_exchange = " ".join(str(line.get("content") or "") for line in lines[-3:-1])
     found = recall_for_turn(user_text, instance_id, index=index, shown_texts=[user_text],
                             last_exchange=last_exchange,
+                            player_before=player_before(lines, user_text),
                             related_instance_ids=related_instance_ids, witnessed=witnessed)
     for near in found.near.values():  # a line the speaker did not witness is not context either
         near.before = near.before if near.before and witnessed(near.before.metadata) else None
@@ -78,6 +82,16 @@ def recall_prepare(store: FileStore, *, instance_id: str, user_text: str,
     shown = {normalized(str(line.get("content") or ""))
              for line in lines[-newest_shown:] if line.get("role")} if newest_shown else set()
     return _section(found, shown, memory_tokens)
+
+
+def player_before(lines: list[dict[str, Any]], user_text: str) -> str:
+    """The player's line before `user_text` (which the session may already hold as its newest
+    player line): what a follow-up ("And her birthday?") leans on."""
+    players = [str(line.get("content") or "") for line in lines[-MESSAGES_BACK:]
+               if line.get("role") == "user"]
+    if players and players[-1].strip() == user_text.strip():
+        players.pop()
+    return players[-1] if players else ""
 
 
 def _section(found: TurnRecall, shown: set[str], budget: int, *,

@@ -15,6 +15,7 @@ from typing import Any
 
 from memory.keyword_index.tokens import ask_share
 from memory.recall.floor import FLOOR, Floor, Signals, content_words, floor_keeps, signals_read
+from memory.recall.follow_up import follow_up_carried
 from memory.recall.passages import Near, lines_near
 from memory.recall.queries import (
     PUNCTUATION,
@@ -24,7 +25,13 @@ from memory.recall.queries import (
     question_focus,
     questions_split,
 )
-from memory.recall.rag import RecallResult, query_user_history, recall_mode, trigger_found
+from memory.recall.rag import (
+    RecallResult,
+    query_user_history,
+    rankings_interleave,
+    recall_mode,
+    trigger_found,
+)
 from memory.vectors.index import Hit, MemoryIndex
 
 # Lines a turn searches. The recalled section takes them best first until the memory share of
@@ -180,12 +187,14 @@ def _replies_after(index: MemoryIndex, kept: list[Hit], questions: list[Hit],
 
 def turn_candidates(user_text: str, instance_id: str, *, index: MemoryIndex,
                     shown_texts: Iterable[str] = (), last_exchange: str = "",
+                    player_before: str = "",
                     related_instance_ids: list[str] | None = None,
                     witnessed: Callable[[Mapping[str, Any]], bool] | None = None
                     ) -> tuple[RecallResult, list[Signals], bool]:
     """The searched lines best first, each with what the floor reads, before the floor; lines
     shown, meta-talk, echoes of the question and duplicates already left out; lines quoted back
-    first, a question of the player's with the reply it had."""
+    first, a question of the player's with the reply it had. A line that leans on the player's
+    line before it (`player_before`: "And her birthday?") is also searched with that line."""
     triggered = recall_mode(user_text) is not None
     own_parts = asked_parts(user_text)
     parts = own_parts or (asked_parts(last_exchange) if triggered else [])
@@ -195,6 +204,18 @@ def turn_candidates(user_text: str, instance_id: str, *, index: MemoryIndex,
     result = query_user_history(query_text, instance_id, index=index, force=True,
                                 k=CANDIDATES, related_instance_ids=related_instance_ids,
                                 when=user_text, witnessed=witnessed)
+    carried = follow_up_carried(query_text, player_before) if own_parts else ""
+    if carried:
+        leaning = query_user_history(carried, instance_id, index=index, force=True,
+                                     k=CANDIDATES, related_instance_ids=related_instance_ids,
+                                     when=user_text, witnessed=witnessed)
+        # The search with the line before first: alone, "那我上司呢？" names the boss but not
+        # what is asked of him, and "When were they?" names nothing.
+        result = replace(result, hits=rankings_interleave([leaning.hits, result.hits],
+                                                          CANDIDATES),
+                         query=f"{leaning.query} / {result.query}",
+                         warning=result.warning or leaning.warning)
+        query_text = f"{carried} {query_text}"
     if triggered:
         result = replace(result, mode=recall_mode(user_text))
     shown = {normalized(text) for text in shown_texts if text}
@@ -240,6 +261,7 @@ def turn_candidates(user_text: str, instance_id: str, *, index: MemoryIndex,
 
 def recall_for_turn(user_text: str, instance_id: str, *, index: MemoryIndex,
                     shown_texts: Iterable[str] = (), last_exchange: str = "",
+                    player_before: str = "",
                     related_instance_ids: list[str] | None = None,
                     witnessed: Callable[[Mapping[str, Any]], bool] | None = None,
                     floor: Floor = FLOOR) -> TurnRecall:
@@ -249,8 +271,8 @@ def recall_for_turn(user_text: str, instance_id: str, *, index: MemoryIndex,
     ("你还记得吗？") is about the last exchange: its words are searched instead."""
     result, signals, triggered = turn_candidates(
         user_text, instance_id, index=index, shown_texts=shown_texts,
-        last_exchange=last_exchange, related_instance_ids=related_instance_ids,
-        witnessed=witnessed)
+        last_exchange=last_exchange, player_before=player_before,
+        related_instance_ids=related_instance_ids, witnessed=witnessed)
     hits = [s.hit for s in signals if triggered or floor_keeps(s, floor)]
     return TurnRecall(result=replace(result, hits=hits),
                       near={s.hit.key: s.near for s in signals}, triggered=triggered)
