@@ -45,7 +45,9 @@ FORMS: Forms = [
 ]
 INTERNAL_PREFIX = "internal error: "
 # Warnings a turn already writes in the reader's language, their error inside: kept whole.
-TOLD_AS_WRITTEN = {"recap_failed", "recall_unavailable", "memory_index_unavailable"}
+# (recall_unavailable and memory_index_unavailable are written in fixed Chinese: the
+# inspector's table names them, their error kept as the detail.)
+TOLD_AS_WRITTEN = {"recap_failed"}
 
 
 def refusal_said(code: str, message: str) -> str:

@@ -14,6 +14,8 @@ from django.utils import translation
 from chat.live.refusal_words import event_said, refusal_said
 from chat.models import ApiToken
 from chat.play.reply_limit import truncated_warning
+from memory.recall.rag import recall_warning
+from memory.runtime import index_or_warning
 from memory.summaries.recaps import recap_failed_warning
 from tests.socket_tabs import events_until_done, tab_connect
 from tests.stub_llm import Reply
@@ -67,6 +69,19 @@ def test_a_warning_already_in_the_readers_words_is_kept_whole():
     with translation.override("zh-hans"):
         warning = recap_failed_warning({"from_turn": 1, "to_turn": 1, "message": "overloaded"})
         assert event_said(warning) == warning
+
+
+def test_recall_that_is_unavailable_is_said_in_english_on_an_english_page(monkeypatch):
+    """A broken Chroma store (a corrupt chroma.sqlite3) told an English page "记忆检索暂不可用"."""
+    monkeypatch.setattr("memory.runtime.index_for", lambda store: 1 / 0)
+    opening = index_or_warning(None)[1]
+    searching = recall_warning(RuntimeError("file is not a database"))
+    for warning in (opening, searching):
+        with translation.override("en"):
+            said = event_said(warning)
+        assert said["message"].startswith("Recall is not available"), said
+        assert "记忆" not in said["message"] + said["suggestion"]
+        assert "division by zero" in said["detail"] or "not a database" in said["detail"]
 
 
 @pytest.mark.django_db(transaction=True)
