@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from chat.groups.members import is_group, members_of
 from chat.groups.speakers import Member, Pick, SpeakerError, speakers_pick
 from chat.play import turn
+from chat.play.recap_roll import recaps_roll
 from chat.play.regex_scripts import player_line_regexed
 from chat.play.turn import Emit, TurnRefused, TurnResult
 from chat.play.variables import stored_macros_fill
@@ -82,7 +83,7 @@ async def conversation_turn(store: FileStore, *, instance_id: str, user_text: st
             results = await _round_locked(store, instance_id=instance_id, user_text=user_text,
                                           emit=emit, stop=stop, provider=provider,
                                           speaker=speaker)
-    await turn.recaps_roll(store, instance_id, provider, emit)
+    await recaps_roll(store, instance_id, provider, emit)
     return results
 
 

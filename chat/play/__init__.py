@@ -1,5 +1,6 @@
 """One turn, from the player's line to a finished reply in the session file (`turn`),
 what it reads before the model is called (`context`: files, `memory` for recall and the
 director, `lore`, `macros`, `variables`), the window it fits (`window`, `model_context`, `overflow`,
-`reply_limit`), regenerate and continue (`redo`), and the light entries beside a turn:
+`reply_limit`), regenerate and continue (`redo`), the recap a turn may start (`recap_roll`),
+and the light entries beside a turn:
 `aside`, `impersonate`."""

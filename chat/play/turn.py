@@ -24,25 +24,22 @@ from chat.groups.speakers import Pick
 from chat.play import context as turn_context
 from chat.play.overflow import RETRIES, overflow_learn
 from chat.play.prompt_refusal import prompt_refusal_said
+from chat.play.recap_roll import recaps_roll
 from chat.play.regex_scripts import reply_regexed, turn_regex
 from chat.play.reply_limit import pieces_capped, truncated_warning
 from chat.play.turn_records import Prepared, TurnContext
 from chat.play.variables import turn_variables_locked, turn_variables_save
-from chat.play.window import turn_window
 from chat.prompt.window import CONTEXT_TOKENS_DEFAULT
-from chat.selectors import memory_settings_effective
 from chat.services.index import trace_index
 from director.services import director_step
 from library.errors import ItemWithheld
 from library.find_replace.scripts import RegexRun
-from memory.summaries.recaps import recap_failed_warning, recap_maybe_roll
 from personalab.lib.embedding.embeddings import queries_once
 from personalab.lib.errors import AppError
 from personalab.lib.filestore.jsonfile import utc_now
 from personalab.lib.filestore.store import FileStore
 from personalab.lib.filestore.writer import AssistantLineWriter
 from personalab.lib.llm import LLMError, Provider
-from personalab.lib.llm_capped import ReplyCapped
 from personalab.lib.locks import LockUnavailable
 from personalab.lib.reasoning import Reasoning
 from personalab.lib.reply_shape import reply_shaped
@@ -145,27 +142,6 @@ def instance_locked(store: FileStore, instance_id: str) -> Iterator[None]:
             yield
     finally:
         lock.release()
-
-
-async def recaps_roll(store: FileStore, instance_id: str, provider: Provider | None,
-                      emit: Emit | None = None) -> None:
-    """Optional rolling recaps (seeds/history-recap-system.md); a failure never fails the turn,
-    and the player hears of it (`emit`): the next roll takes those turns again."""
-    settings_ = memory_settings_effective(store)
-    if not settings_.get("recaps_enabled"):
-        return
-    try:
-        window, _ = await asyncio.to_thread(
-            lambda: turn_window(store, store.instance_state_read(instance_id)))
-        llm = ReplyCapped(provider or turn_context.provider_current(store),
-                          window_tokens=window.tokens, least=window.reply)
-        done = await recap_maybe_roll(store, instance_id=instance_id, llm=llm,
-                                      settings=settings_, prompt_tokens=window.prompt_room)
-    except Exception as exc:  # noqa: BLE001
-        log.exception("recap roll failed for %s", instance_id)
-        done = {"action": "failed", "message": str(exc) or type(exc).__name__}
-    if emit is not None and done and done.get("action") == "failed":
-        await emit(recap_failed_warning(done))
 
 
 @dataclass

@@ -1,0 +1,72 @@
+"""The rolling recap a finished turn may start (seeds/history-recap-system.md): its model call
+runs after the reply, and the turn waits for it only `RECAP_WAIT_SECONDS`. A slow or hanging
+model held the end of every fifth reply (the WebSocket's `done`, so the player's next message)
+up to the model's timeout, 60 s by default; past the wait the roll goes on by itself and tells
+the player of a failure when it comes. A failure never fails the turn: the next roll takes
+those turns again (memory/summaries/recaps.py, CATCH_UP_ROLLS)."""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from typing import Any, Awaitable, Callable
+
+from chat.play import context as turn_context
+from chat.play.window import turn_window
+from chat.selectors import memory_settings_effective
+from memory.summaries.recaps import recap_failed_warning, recap_maybe_roll
+from personalab.lib.filestore.store import FileStore
+from personalab.lib.llm import Provider
+from personalab.lib.llm_capped import ReplyCapped
+
+log = logging.getLogger(__name__)
+
+Emit = Callable[[dict[str, Any]], Awaitable[None]]
+
+# What a turn waits for its recap before it ends (a model answering at once is waited for,
+# so its warning comes before the turn's end as before).
+RECAP_WAIT_SECONDS = 2.0
+# The roll of each instance still running after its turn ended: one at a time, so two rolls
+# never write the recaps over each other; a turn that finds one running starts none.
+_rolling: dict[str, asyncio.Task] = {}
+
+
+async def recaps_roll(store: FileStore, instance_id: str, provider: Provider | None,
+                      emit: Emit | None = None) -> None:
+    """The turn's recap roll, waited for at most RECAP_WAIT_SECONDS; the rest of it runs on
+    (kept in `_rolling`) and is not cancelled when the turn's caller goes."""
+    running = _rolling.get(instance_id)
+    loop = asyncio.get_running_loop()
+    if running is not None and not running.done() and running.get_loop() is loop:
+        return
+    task = loop.create_task(recaps_roll_now(store, instance_id, provider, emit))
+    _rolling[instance_id] = task
+    task.add_done_callback(lambda ended: _rolled(instance_id, ended))
+    # asyncio.wait, not wait_for: when the time is up it neither raises nor cancels the roll.
+    await asyncio.wait({task}, timeout=RECAP_WAIT_SECONDS)
+
+
+def _rolled(instance_id: str, task: asyncio.Task) -> None:
+    if _rolling.get(instance_id) is task:
+        del _rolling[instance_id]
+
+
+async def recaps_roll_now(store: FileStore, instance_id: str, provider: Provider | None,
+                          emit: Emit | None = None) -> None:
+    """Optional rolling recaps; a failure never fails the turn, and the player hears of it
+    (`emit`): the next roll takes those turns again."""
+    settings_ = memory_settings_effective(store)
+    if not settings_.get("recaps_enabled"):
+        return
+    try:
+        window, _ = await asyncio.to_thread(
+            lambda: turn_window(store, store.instance_state_read(instance_id)))
+        llm = ReplyCapped(provider or turn_context.provider_current(store),
+                          window_tokens=window.tokens, least=window.reply)
+        done = await recap_maybe_roll(store, instance_id=instance_id, llm=llm,
+                                      settings=settings_, prompt_tokens=window.prompt_room)
+    except Exception as exc:  # noqa: BLE001
+        log.exception("recap roll failed for %s", instance_id)
+        done = {"action": "failed", "message": str(exc) or type(exc).__name__}
+    if emit is not None and done and done.get("action") == "failed":
+        await emit(recap_failed_warning(done))
