@@ -122,6 +122,27 @@ def index_for(store: FileStore):
         return _indexes[key]
 
 
+def index_renewed(store: FileStore) -> tuple[MemoryIndex, str]:
+    """The memory index, opened, and what was done to open it ("" when nothing was). An
+    embedded store that cannot be opened (a corrupt chroma.sqlite3: every turn went without
+    recall, and `reindex --memory` failed the same way) is moved aside, kept, and made anew
+    for a rebuild from the files; a Chroma server's error is raised as it is."""
+    index = index_for(store)
+    if settings.PERSONALAB_CHROMA_URL:
+        return index, ""
+    try:
+        index.client()
+        return index, ""
+    except Exception as exc:  # noqa: BLE001 — chromadb raises several kinds for one bad file
+        broken = Path(store.chroma_dir)
+        aside = broken.with_name(f"{broken.name}.unreadable-{time.strftime('%Y%m%d-%H%M%S')}")
+        os.replace(broken, aside)
+        forget_indexes()
+        index = index_for(store)
+        index.client()
+        return index, f"the memory index could not be opened ({exc}); it was moved to {aside}"
+
+
 def index_or_warning(store: FileStore) -> tuple[Any, dict | None]:
     try:
         return index_for(store), None

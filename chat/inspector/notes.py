@@ -67,7 +67,8 @@ WARNING_WORDS: dict[str, tuple[Any, Any]] = {
                      "again, or rebuild the recaps on the memory page.")),
     "recall_unavailable": (
         gettext_lazy("Recall is not available: this turn goes without recalled events"),
-        gettext_lazy("Check the Chroma store or PERSONALAB_CHROMA_URL")),
+        gettext_lazy("Check the Chroma store or PERSONALAB_CHROMA_URL; a store that cannot "
+                     "be read is rebuilt by python manage.py reindex --memory")),
     "memory_index_unavailable": (
         gettext_lazy("The vector index is not available: this summary was not written to it"),
         gettext_lazy("The summary is in the memory ledger; run python manage.py reindex once "

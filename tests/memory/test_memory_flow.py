@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import asyncio
+import io
 import json
+from pathlib import Path
 
 import pytest
 from django.core.management import call_command
@@ -186,3 +188,21 @@ def test_reindex_memory_restores_chroma_from_the_ledgers(store, instance, memory
     call_command("reindex", "--memory")
     assert index.count("summaries") == 1 and index.count("plots") == 1
     assert index.count("turns") == 8
+
+
+def test_reindex_memory_rebuilds_an_embedded_store_that_cannot_be_read(store, instance,
+                                                                       memory_on):
+    """A corrupt chroma.sqlite3 left every turn without recall, and `reindex --memory` failed
+    on it the same way: the store is moved aside, kept, and built anew from the files."""
+    for turn, role in ((1, "user"), (1, "assistant"), (2, "user"), (2, "assistant")):
+        store.session_append(instance, "sess_001", {"role": role, "content": f"{role} {turn}",
+                                                    "turn": turn, "timestamp": "t"})
+    chroma = Path(store.chroma_dir)  # not opened yet by this process, as after a restart
+    chroma.mkdir(parents=True, exist_ok=True)
+    (chroma / "chroma.sqlite3").write_bytes(b"not a database " * 1000)
+    said = io.StringIO()
+    call_command("reindex", "--memory", stdout=said)
+    assert "could not be opened" in said.getvalue()
+    assert runtime.index_for(store).count("turns") == 4
+    [aside] = chroma.parent.glob(f"{chroma.name}.unreadable-*")
+    assert (aside / "chroma.sqlite3").read_bytes().startswith(b"not a database")

@@ -3,7 +3,7 @@ from __future__ import annotations
 from django.core.management.base import BaseCommand
 
 from chat.services.index import reindex_all
-from memory.runtime import index_for
+from memory.runtime import index_renewed
 from memory.vectors.sync import index_rebuild
 from personalab.storage import get_store
 
@@ -22,6 +22,9 @@ class Command(BaseCommand):
         self.stdout.write("index rebuilt: " + ", ".join(f"{k}={v}" for k, v in counts.items()))
         if options["memory"]:
             self.stdout.write("rebuilding Chroma from the ledgers and sessions…")
-            memory_counts = index_rebuild(index_for(store), store)
+            index, renewed = index_renewed(store)
+            if renewed:
+                self.stdout.write(renewed)
+            memory_counts = index_rebuild(index, store)
             self.stdout.write("memory rebuilt: " + ", ".join(
                 f"{k}={v}" for k, v in memory_counts.items()))

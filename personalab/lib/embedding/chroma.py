@@ -14,6 +14,7 @@ from typing import Any
 from urllib.parse import urlparse
 
 import chromadb
+from chromadb.api.shared_system_client import SharedSystemClient
 from chromadb.api.types import Documents, EmbeddingFunction, Embeddings
 from chromadb.config import Settings
 from chromadb.utils.embedding_functions import register_embedding_function
@@ -107,7 +108,14 @@ def client_create(*, path: Path, url: str = "") -> Any:
                                    port=parts.port or (443 if ssl else 8000),
                                    ssl=ssl, settings=settings)
     path.mkdir(parents=True, exist_ok=True)
-    return chromadb.PersistentClient(path=str(path), settings=settings)
+    try:
+        return chromadb.PersistentClient(path=str(path), settings=settings)
+    except Exception:
+        # Chroma keeps the system it failed to start as the folder's, for the whole process:
+        # every later client of the folder got that broken one (a store that cannot be read,
+        # then moved aside and made anew by `reindex --memory`, still failed).
+        SharedSystemClient._identifier_to_system.pop(str(path), None)
+        raise
 
 
 def collection_open(client: Any, name: str, *, second: bool, embedder: Any) -> Any:
