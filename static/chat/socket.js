@@ -50,6 +50,9 @@ export function draftSave() {
   else localStorage.removeItem(draftKey);
 }
 let sentDraft = null;    // the message this tab sent, kept as the draft until the server takes it
+// What this tab's last turn changed on the page, until the server answers it: {text (a line
+// sent, else null), line (its bubble), followed (the reply this tab was following)}.
+let pending = null;
 export function draftKeep(text) { sentDraft = text; localStorage.setItem(draftKey, text); }
 // The sent message was taken: its draft goes, but never what the player typed since (the next
 // message, written while the reply streams, or text left in the box during ↻ / →).
@@ -161,6 +164,7 @@ function onEvent(event) {
     warningAdd(event);
   } else if (event.type === "error") {
     statusSay(S.error + " " + event.message);
+    if (event.code === "busy") busyRefused();
     if (event.code !== "busy" || !turn.streaming) {
       const read = finishTurn(event.trace_id);
       if (event.code === "prompt_too_long") read.then(() => refusedKeptSay(event.message));
@@ -188,9 +192,32 @@ function onEvent(event) {
   }
 }
 
+// A turn refused as busy (another tab's reply, or a memory action, holds the chat) wrote
+// nothing: its bubbles go, a line's words go back into the box, and the tab follows the reply
+// it followed. A follower's Send is on, and that reply's first token took the sent line's draft:
+// the words were lost (the box emptied, no draft, nothing in the file).
+function busyRefused() {
+  const sent = pending;
+  pending = null;
+  if (!sent) return;
+  if (sent.text !== null) {
+    input.value = input.value ? `${sent.text}\n${input.value}` : sent.text;
+    sentDraft = null;  // not taken: a draft again, which the reply's end must not clear
+    draftSave();
+    sent.line.closest(".msg").remove();
+  }
+  const ours = turn.streaming;
+  if (ours && ours !== sent.followed && !ours.raw && !ours.thought) {
+    ours.el.closest(".msg").remove();
+    turn.streaming = sent.followed;
+  }
+  setBusy(false);
+}
+
 // Send comes back once the file is read: a line sent while the read was under way was drawn,
 // then the read's older list replaced it, and the next round streamed out of sight.
 function finishTurn(traceId) {
+  pending = null;
   turn.streaming = null;
   return reloadFromFile().then(() => budgetShow(traceId || latestTraceId()))
     .finally(() => setBusy(false));
@@ -259,8 +286,10 @@ document.addEventListener("visibilitychange", reconnectNow);
 addEventListener("online", reconnectNow);
 
 function deliver(frame) {
+  pending = {text: null, line: null, followed: turn.streaming};
   if (frame.type === "send") {
-    addMessage("user", frame.content, S.you, S.youAvatar, S.youLetter);
+    pending.text = frame.content;
+    pending.line = addMessage("user", frame.content, S.you, S.youAvatar, S.youLetter);
     input.value = "";
   }
   // The reply being replaced leaves the view as its new version streams in; a chat that ends

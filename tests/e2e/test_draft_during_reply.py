@@ -62,6 +62,34 @@ def test_text_left_in_the_box_survives_a_regenerate_and_a_reload(page: Page,
     assert _reloaded(page) == "Half a thought I keep for later"
 
 
+def test_a_line_sent_from_a_tab_following_another_tabs_reply_comes_back_to_its_box(
+        page: Page, server: Server) -> None:
+    """A tab that follows another tab's reply has Send on; the server refuses the line as busy,
+    and that reply's next token took the line's draft: the box was empty, no draft was kept and
+    the file had nothing of it."""
+    instance_id = instance_new(page, server)
+    server.stub.script(Reply("The tide is turning under the pier.", chunk_size=3,
+                             held_after=3))
+    follower = page.context.new_page()
+    try:
+        with network_quiet(follower):
+            follower.goto(f"{server.url}/instances/{instance_id}/")
+        message_send(page, "Where are we sailing?")
+        wait_until(follower, STREAMING)
+        follower.fill("[data-testid=input]", "Words from the second tab.")
+        follower.press("[data-testid=input]", "Enter")
+        wait_until(follower, "() => document.getElementById('status').textContent !== ''")
+        server.stub.release()
+        turn_wait_done(follower)
+        assert follower.input_value("[data-testid=input]") == "Words from the second tab."
+        assert follower.evaluate(  # the draft a reload or another page brings back
+            "(id) => Object.entries(localStorage).filter(([k]) => k.startsWith("
+            "'personalab-draft-') && k.endsWith(`-${id}`)).map(([, v]) => v)",
+            instance_id) == ["Words from the second tab."]
+    finally:
+        follower.close()
+
+
 DRAFTS = ("() => Object.keys(localStorage).filter((k) => k.startsWith('personalab-draft-'))"
           ".concat(Object.keys(sessionStorage).filter((k) => k.startsWith('personalab-place-')))")
 
