@@ -150,6 +150,10 @@ PERSONALAB_LLM_MAX_LINE_BYTES = env_int("PERSONALAB_LLM_MAX_LINE_BYTES", 2 << 20
 # (personalab/lib/llm_body.py).
 PERSONALAB_LLM_MAX_BODY_BYTES = env_int("PERSONALAB_LLM_MAX_BODY_BYTES", 4 << 20, minimum=1024)
 PERSONALAB_LLM_BODY_SECONDS = env_float("PERSONALAB_LLM_BODY_SECONDS", 60.0)
+# What a finished turn waits for its recap roll before it ends; the rest runs on by itself
+# (chat/play/recap_roll.py). Not read from the environment: the suite sets it longer, so a roll
+# a loaded machine slowed never takes the next turn's scripted answer.
+PERSONALAB_RECAP_WAIT_SECONDS = 2.0
 PERSONALAB_OFFLINE_DELAY = env_float("PERSONALAB_OFFLINE_DELAY", 0.01)
 PERSONALAB_MAX_MESSAGE_CHARS = env_int("PERSONALAB_MAX_MESSAGE_CHARS", 20000, minimum=1)
 PERSONALAB_MAX_REPLY_CHARS = env_int("PERSONALAB_MAX_REPLY_CHARS", 100_000, minimum=1)

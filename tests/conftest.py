@@ -137,6 +137,9 @@ def _embeddings_remembered(request):
 @pytest.fixture(autouse=True)
 def _fast_passwords(settings):
     settings.PASSWORD_HASHERS = ["django.contrib.auth.hashers.MD5PasswordHasher"]
+    # A turn waits for its recap roll whole (chat/play/recap_roll.py): a roll past the app's
+    # 2 s on a loaded machine would take the answer a test scripted for its next turn.
+    settings.PERSONALAB_RECAP_WAIT_SECONDS = 600.0
 
 
 @pytest.fixture(autouse=True)

@@ -1,8 +1,8 @@
 """The rolling recap a finished turn may start (seeds/history-recap-system.md): its model call
-runs after the reply, and the turn waits for it only `RECAP_WAIT_SECONDS`. A slow or hanging
-model held the end of every fifth reply (the WebSocket's `done`, so the player's next message)
-up to the model's timeout, 60 s by default; past the wait the roll goes on by itself and tells
-the player of a failure when it comes. A failure never fails the turn: the next roll takes
+runs after the reply, and the turn waits for it only PERSONALAB_RECAP_WAIT_SECONDS (2 s). A slow
+or hanging model held the end of every fifth reply (the WebSocket's `done`, so the player's next
+message) up to the model's timeout, 60 s by default; past the wait the roll goes on by itself and
+tells the player of a failure when it comes. A failure never fails the turn: the next roll takes
 those turns again (memory/summaries/recaps.py, CATCH_UP_ROLLS)."""
 
 from __future__ import annotations
@@ -10,6 +10,8 @@ from __future__ import annotations
 import asyncio
 import logging
 from typing import Any, Awaitable, Callable
+
+from django.conf import settings
 
 from chat.play import context as turn_context
 from chat.play.window import turn_window
@@ -23,9 +25,6 @@ log = logging.getLogger(__name__)
 
 Emit = Callable[[dict[str, Any]], Awaitable[None]]
 
-# What a turn waits for its recap before it ends (a model answering at once is waited for,
-# so its warning comes before the turn's end as before).
-RECAP_WAIT_SECONDS = 2.0
 # The roll of each instance still running after its turn ended: one at a time, so two rolls
 # never write the recaps over each other; a turn that finds one running starts none.
 _rolling: dict[str, asyncio.Task] = {}
@@ -33,7 +32,8 @@ _rolling: dict[str, asyncio.Task] = {}
 
 async def recaps_roll(store: FileStore, instance_id: str, provider: Provider | None,
                       emit: Emit | None = None) -> None:
-    """The turn's recap roll, waited for at most RECAP_WAIT_SECONDS; the rest of it runs on
+    """The turn's recap roll, waited for at most PERSONALAB_RECAP_WAIT_SECONDS (a model that
+    answers at once is waited for, so its warning comes before the turn's end); the rest runs on
     (kept in `_rolling`) and is not cancelled when the turn's caller goes."""
     running = _rolling.get(instance_id)
     loop = asyncio.get_running_loop()
@@ -43,7 +43,7 @@ async def recaps_roll(store: FileStore, instance_id: str, provider: Provider | N
     _rolling[instance_id] = task
     task.add_done_callback(lambda ended: _rolled(instance_id, ended))
     # asyncio.wait, not wait_for: when the time is up it neither raises nor cancels the roll.
-    await asyncio.wait({task}, timeout=RECAP_WAIT_SECONDS)
+    await asyncio.wait({task}, timeout=settings.PERSONALAB_RECAP_WAIT_SECONDS)
 
 
 def _rolled(instance_id: str, task: asyncio.Task) -> None:

@@ -7,7 +7,6 @@ import asyncio
 
 import pytest
 
-from chat.play import recap_roll
 from tests.socket_tabs import events_until_done, tab_connect
 from tests.stub_llm import Fail, HangBeforeHeaders, Reply
 
@@ -36,11 +35,11 @@ async def test_a_failed_recap_is_told_and_the_reply_kept(alice, instance, use_st
 
 
 async def test_a_hanging_recap_does_not_hold_the_reply_or_the_next_message(
-        alice, instance, use_stub, store, settings, monkeypatch):
+        alice, instance, use_stub, store, settings):
     """The recap's model hanging held every fifth reply's `done`, and so the player's next
     message, up to the model's timeout (60 s by default)."""
     settings.PERSONALAB_LLM_TIMEOUT = 30.0
-    monkeypatch.setattr(recap_roll, "RECAP_WAIT_SECONDS", 0.2)
+    settings.PERSONALAB_RECAP_WAIT_SECONDS = 0.2
     store.module_write("memory", {**store.module_read("memory"), "recaps_enabled": True,
                                   "recap_every_n_rounds": 1})
     use_stub.script(Reply("我在。"), HangBeforeHeaders(30), Reply("又来了。"))
