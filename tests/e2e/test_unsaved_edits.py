@@ -83,8 +83,9 @@ def test_an_outline_point_saved_in_place_keeps_the_unsaved_world_text_and_points
     assert page.locator("#outline-editor ol [name=content]").first.input_value() == (
         "Arrive by boat")
     # A long point is read whole: its box grows to its lines instead of hiding them.
-    assert long_point.evaluate("e => e.scrollHeight <= e.clientHeight + 1 && e.rows === 1"
-                               " && e.clientHeight > 2 * parseFloat(getComputedStyle(e).lineHeight)")
+    assert long_point.evaluate(
+        "e => e.scrollHeight <= e.clientHeight + 1 && e.rows === 1"
+        " && e.clientHeight > 2 * parseFloat(getComputedStyle(e).lineHeight)")
     with page.expect_event("dialog"):
         page.click("nav >> text=Library")
     assert page.questions == ["beforeunload"]
