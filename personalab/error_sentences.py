@@ -259,6 +259,10 @@ SENTENCES = (
                  "(world_info.globalSelect is empty)"),
     gettext_noop("this settings.json selects more than %(count)s global world-info books"),
     gettext_noop("world_info must hold the selected books' names (globalSelect)"),
+    gettext_noop("this settings.json links more than %(count)s different books to characters "
+                 "(world_info.charLore)"),
+    gettext_noop("at most %(count)s books"),
+    gettext_noop("character %(id)s is not in the trash"),
     # library/lore/st_tags.py: SillyTavern's tags, to name a book's tag ids
     gettext_noop("this settings file has no \"tags\" list (SillyTavern's settings.json keeps "
                  "its tags there)"),

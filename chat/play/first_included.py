@@ -6,10 +6,13 @@ macros; a session no turn has built a prompt in yet gives "" (SillyTavern's null
 
 from __future__ import annotations
 
+import logging
 from typing import Any
 
 from chat.play.turn_records import TurnContext
 from personalab.lib.filestore.store import FileStore
+
+log = logging.getLogger(__name__)
 
 FIRST_INCLUDED = "first_included_message"
 MACRO = "firstIncludedMessageId"
@@ -30,5 +33,11 @@ def first_included_keep(store: FileStore, ctx: TurnContext, window: dict[str, An
     index = window.get("first_included_message")
     if ctx.dry_run or not isinstance(index, int) or ctx.first_included == str(index):
         return
-    store.memory_json_write(ctx.instance_id, FIRST_INCLUDED,
-                            {"session_id": ctx.session_id, "index": index})
+    try:
+        store.memory_json_write(ctx.instance_id, FIRST_INCLUDED,
+                                {"session_id": ctx.session_id, "index": index})
+    except OSError:
+        # A macro's bookkeeping must not stop the turn (a full disk refused the reply here):
+        # the next turn reads the mark kept before.
+        log.warning("could not keep the first included message of %s", ctx.instance_id,
+                    exc_info=True)

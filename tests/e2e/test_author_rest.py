@@ -91,7 +91,7 @@ def test_prompt_blocks_say_a_refusal_an_outage_and_a_bad_file_in_chinese(
     card.locator("[data-role=preset-file]").set_input_files(str(preset))
     box = card.locator("li", has_text="Whisper").locator("input")
     box.wait_for()
-    assert "(深度 1, user)" in card.locator("li", has_text="Whisper").inner_text()
+    assert "(深度 1, 用户)" in card.locator("li", has_text="Whisper").inner_text()
     assert "charPersonality: 预设中已关闭" in card.locator("[data-role=skipped]").inner_text()
     was = box.is_checked()
     for handler, said in ((_refused, REFUSED), (_unreachable, UNREACHABLE)):
