@@ -28,7 +28,7 @@ import regex
 from library.lore.budget import LoreBudget
 from library.lore.character_filter import character_filter_note, character_filter_reason
 from library.lore.defaults import book_recursive, book_scan_depth
-from library.lore.keys import KeyScan, entry_key, entry_number, key_found, key_trigger, setting
+from library.lore.keys import KeyScan, entry_key, entry_number, key_trigger, key_where, setting
 
 # V3 decorators: lines at the start of an entry's content beginning with "@@" ("@@@" escapes
 # a decorator name). SillyTavern acts on these two and never sends the lines to the model.
@@ -290,10 +290,8 @@ class _Turn:
             entry.get("keys") or [], entry.get("secondary_keys") or [])
 
         def found(key: str) -> bool:
-            return key == "" or any(
-                key_found(key, text, entry, book, self.scan, self.label(entry),
-                          first=index == 0, trim=False)
-                for index, (_, text) in enumerate(texts))
+            return key == "" or key_where(key, texts, entry, book, self.scan,
+                                          self.label(entry), trim=False) is not None
 
         keys = [k for k in raw_keys if isinstance(k, str)]
         if not keys:

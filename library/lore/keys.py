@@ -11,6 +11,7 @@ from typing import Any
 import regex
 
 from library.lore.defaults import CASE_SENSITIVE, MATCH_WHOLE_WORDS, book_flag
+from library.lore.js_regex import js_flags_valid, js_pattern
 from personalab.lib.regex_faults import REFUSAL_KINDS, RegexFault, pattern_fault
 from personalab.lib.user_regex import (
     PatternRefused,
@@ -38,11 +39,17 @@ JS_TRIM = "\t\n\v\f\r \u00a0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u20
 
 
 def slash_regex(key: str) -> regex.Match[str] | None:
-    """The `/pattern/flags` parts of a regex key, or None when SillyTavern reads it as text."""
+    """The `/pattern/flags` parts of a regex key, or None when SillyTavern reads it as text
+    (a flag written twice, `/dragon/ii`, is an error to JavaScript's RegExp: text too)."""
     slashed = SLASH_REGEX.match(key)
-    if slashed is None or UNESCAPED_SLASH.search(slashed.group(1)):
+    if slashed is None or UNESCAPED_SLASH.search(slashed.group(1)) \
+            or not js_flags_valid(slashed.group(2)):
         return None
     return slashed
+
+
+def _slashed_source(slashed: regex.Match[str]) -> str:
+    return js_pattern(slashed.group(1), unicode="u" in slashed.group(2))
 
 
 @dataclass
@@ -111,7 +118,7 @@ def key_regex(key: str, *, use_regex: bool, case_sensitive: bool) -> regex.Patte
         letters = slashed.group(2)
         flags = (regex.IGNORECASE if "i" in letters else 0) | (
             regex.MULTILINE if "m" in letters else 0) | (regex.DOTALL if "s" in letters else 0)
-        return _compile(slashed.group(1), flags | regex.V0)
+        return _compile(_slashed_source(slashed), flags | regex.V0)
     if use_regex:
         return _compile(key, (0 if case_sensitive else regex.IGNORECASE) | regex.V0)
     return None
@@ -125,7 +132,7 @@ def key_fault(key: str, *, use_regex: bool, strict: bool = True) -> tuple[RegexF
     slashed = slash_regex(key)
     if not slashed and not use_regex:
         return None
-    fault = pattern_fault(slashed.group(1) if slashed else key, regex.V0)
+    fault = pattern_fault(_slashed_source(slashed) if slashed else key, regex.V0)
     if fault is None or (not strict and fault.kind not in REFUSAL_KINDS):
         return None
     return fault, 1 if slashed else 0
@@ -137,7 +144,7 @@ def key_expansion(key: str, *, use_regex: bool) -> int:
     if not slashed and not use_regex:
         return 0
     try:
-        return pattern_expansion(slashed.group(1) if slashed else key)
+        return pattern_expansion(_slashed_source(slashed) if slashed else key)
     except PatternRefused:
         return 0
 
@@ -156,6 +163,8 @@ def _whole_word_found(key: str, text: str) -> bool:
 
 
 MESSAGE_START = "\x01"
+# SillyTavern's scan buffer (`WorldInfoBuffer.get`): each text after \x01, joined by newlines.
+JOINER = "\n" + MESSAGE_START
 
 
 def _regex_time_spent(scan: KeyScan) -> bool:
@@ -170,35 +179,53 @@ def _regex_time_spent(scan: KeyScan) -> bool:
 
 
 def _regex_found(pattern: regex.Pattern[str], text: str, scan: KeyScan, label: str, *,
-                 sticky: bool = False) -> bool:
+                 sticky: bool = False) -> int | None:
+    """Where in MESSAGE_START + `text` the pattern matches first, or None."""
     if _regex_time_spent(scan) or pattern.pattern in scan.stopped:
-        return False
+        return None
     started = time.perf_counter()
     try:
         # SillyTavern scans one buffer whose every message starts with \x01: `^hello` never
         # fires there, and `\x01hello` is how a card says "a message that starts with".
-        return pattern_search(pattern, MESSAGE_START + text, seconds=REGEX_TIMEOUT_SECONDS,
-                              anchored=sticky) is not None
+        found = pattern_search(pattern, MESSAGE_START + text, seconds=REGEX_TIMEOUT_SECONDS,
+                               anchored=sticky)
+        return None if found is None else found.start()
     except TimeoutError:
         scan.stopped.add(pattern.pattern)
         scan.problems.append(f"{label}: regex {pattern.pattern!r} took longer than "
                              f"{int(REGEX_TIMEOUT_SECONDS * 1000)} ms and was stopped")
-        return False
+        return None
     finally:
         scan.regex_seconds += time.perf_counter() - started
 
 
-def key_found(key: str, text: str, entry: dict[str, Any], book: dict[str, Any], scan: KeyScan,
-              label: str, *, first: bool = True, trim: bool = True) -> bool:
-    """Whether `key` is in `text`; `first`: the text is the first of the scan buffer (where
-    alone a sticky `/…/y` key can match); `trim`: as SillyTavern's scan reads a key (its
-    group score reads the key as written: not trimmed, and an empty key is found)."""
+def _text_at(texts: list[tuple[str, str]], position: int) -> str:
+    """The label of the text of the joined buffer (MESSAGE_START + JOINER-joined `texts`)
+    that `position` falls in, its leading \x01 and its trailing newline included."""
+    end = 0
+    for where, text in texts:
+        end += len(MESSAGE_START) + len(text) + 1
+        if position < end:
+            return where
+    return texts[-1][0]
+
+
+def key_where(key: str, texts: list[tuple[str, str]], entry: dict[str, Any],
+              book: dict[str, Any], scan: KeyScan, label: str, *,
+              trim: bool = True) -> str | None:
+    """The label of the text `key` is found in among `texts` (SillyTavern's scan buffer: the
+    newest message first), or None; `trim`: as SillyTavern's scan reads a key (its group
+    score reads the key as written: not trimmed, and an empty key is found). A regex key is
+    searched in the texts joined, as SillyTavern tests its one buffer: `/dragon.*sword/s`
+    matches across two messages, `/^…/` or a sticky `/…/y` only at the newest one's \x01."""
+    if not texts:
+        return None
     # SillyTavern trims each key first ("sword " fires on "sword."), and a key of spaces alone
     # is then the empty text, which its matchKeys finds in any chat.
     if trim:
         key = key.strip(JS_TRIM)
     if not key:
-        return True
+        return texts[0][0]
     case = bool(setting(entry, "case_sensitive", "case_sensitive",
                         book_flag(book, "case_sensitive", CASE_SENSITIVE)))
     use_regex = bool(entry.get("use_regex"))
@@ -206,7 +233,7 @@ def key_found(key: str, text: str, entry: dict[str, Any], book: dict[str, Any], 
     # compiled them all every turn (the pattern cache holds few large ones), whatever it spent.
     regex_key = use_regex or slash_regex(key) is not None
     if regex_key and _regex_time_spent(scan):
-        return False
+        return None
     started = time.perf_counter()
     try:
         pattern = key_regex(key, use_regex=use_regex, case_sensitive=case)
@@ -214,33 +241,40 @@ def key_found(key: str, text: str, entry: dict[str, Any], book: dict[str, Any], 
         if key not in scan.stopped:
             scan.stopped.add(key)
             scan.problems.append(f"{label}: regex key {key[:80]!r} is not used: {exc}")
-        return False
+        return None
     finally:
         if regex_key:
             scan.regex_seconds += time.perf_counter() - started
     if pattern is not None:
-        # JavaScript's sticky flag: RegExp.test matches only at lastIndex 0 of SillyTavern's
-        # one buffer, the \x01 before the newest message scanned; any later text never.
+        # JavaScript's sticky flag: RegExp.test matches only at lastIndex 0 of the buffer.
         slashed = slash_regex(key)
         sticky = slashed is not None and "y" in slashed.group(2)
-        return (first or not sticky) and _regex_found(pattern, text, scan, label, sticky=sticky)
+        position = _regex_found(pattern, JOINER.join(text for _, text in texts), scan, label,
+                                sticky=sticky)
+        return None if position is None else _text_at(texts, position)
     if not case:
         # JavaScript's toLowerCase, as SillyTavern's matchKeys: casefold made "STRASSE" fire
         # on "Straße" and "fi" on "ﬁ", where SillyTavern's never did.
-        key, text = key.lower(), text.lower()
+        key = key.lower()
     whole = bool(setting(entry, "match_whole_words", "match_whole_words",
                          book_flag(book, "match_whole_words", MATCH_WHOLE_WORDS)))
-    if whole and not JS_SPACE.search(key):
-        return _whole_word_found(key, text)
-    return key in text
+    phrase = not whole or JS_SPACE.search(key)
+    # A plain key cannot span two texts (a phrase has no newline, a word stops at one), so
+    # each text alone says the same as the joined buffer, and where it is.
+    for where, text in texts:
+        text = text if case else text.lower()
+        if key in text if phrase else _whole_word_found(key, text):
+            return where
+    return None
 
 
 def first_hit(keys: list[str], texts: list[tuple[str, str]], entry: dict[str, Any],
-               book: dict[str, Any], scan: KeyScan, label: str) -> tuple[str, str] | None:
-    for index, (where, text) in enumerate(texts):
-        for key in keys:
-            if key and key_found(key, text, entry, book, scan, label, first=index == 0):
-                return key, where
+              book: dict[str, Any], scan: KeyScan, label: str) -> tuple[str, str] | None:
+    """The first key found (in the keys' order, as SillyTavern's `entry.key.find`) and where."""
+    for key in keys:
+        where = key_where(key, texts, entry, book, scan, label) if key else None
+        if where is not None:
+            return key, where
     return None
 
 
