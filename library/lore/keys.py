@@ -281,7 +281,9 @@ def first_hit(keys: list[str], texts: list[tuple[str, str]], entry: dict[str, An
 def _secondary_reason(entry: dict[str, Any], texts: list[tuple[str, str]], book: dict[str, Any],
                       scan: KeyScan, label: str) -> str | None:
     """'' when there is no secondary condition, a reason when it holds, None when it fails."""
-    secondary = [key for key in entry.get("secondary_keys") or [] if key]
+    # An empty secondary key never matches, but it is one (SillyTavern's check is the list's
+    # length): AND ANY / AND ALL on [""] never hold, NOT ANY / NOT ALL always do.
+    secondary = [key for key in entry.get("secondary_keys") or [] if isinstance(key, str)]
     if not secondary:
         return ""
     found = [key for key in secondary if first_hit([key], texts, entry, book, scan, label)]

@@ -258,8 +258,9 @@ def _keys(value: Any, name: str, errors: dict[str, str]) -> list[str]:
         errors[name] = "must be a list of text keys"
         return []
     # A list (a file's) is kept as written, as SillyTavern keeps it: its scan trims each key,
-    # so a key of spaces alone fires on any chat, and its group score reads them untrimmed.
-    return [key for key in value if key]
+    # so a key of spaces alone fires on any chat; an empty one never fires but is a secondary
+    # key all the same, and its group score reads them untrimmed, the empty one as found.
+    return list(value)
 
 
 def _choice(entry: dict[str, Any], name: str, allowed: tuple[str, ...], where: str,

@@ -55,6 +55,17 @@ def _form_lines(value: str) -> list[str]:
     return [line.strip() for line in value.splitlines() if line.strip()]
 
 
+def _form_keys(value: str, stored: Any) -> list[str]:
+    """The keys typed; keys left as the box showed them stay as stored (a key of spaces alone,
+    an empty one, " sword" with its space), as SillyTavern's editor keeps an entry's keys
+    until they are edited: a save of another field changed what fires."""
+    typed = _form_lines(value)
+    if isinstance(stored, list) and all(isinstance(key, str) for key in stored) \
+            and typed == _form_lines("\n".join(stored)):
+        return list(stored)
+    return typed
+
+
 def _form_optional(entry: dict, name: str, raw: str | None, parse) -> None:
     """An optional setting: empty means "the book's default" and adds no key the entry did
     not have; a value replaces the old one only when it means something else."""
@@ -81,8 +92,9 @@ def _entry_from_form(form, prefix: str, uid: int, existing: dict | None = None) 
     (extensions, card fields, unknown keys) are kept as they were."""
     entry = copy.deepcopy(existing or {})
     entry.update({
-        "uid": uid, "keys": _form_lines(form.get(f"{prefix}keys", "")),
-        "secondary_keys": _form_lines(form.get(f"{prefix}secondary_keys", "")),
+        "uid": uid, "keys": _form_keys(form.get(f"{prefix}keys", ""), entry.get("keys")),
+        "secondary_keys": _form_keys(form.get(f"{prefix}secondary_keys", ""),
+                                     entry.get("secondary_keys")),
         "selective_logic": form.get(f"{prefix}selective_logic", "and_any"),
         "use_regex": f"{prefix}use_regex" in form, "content": form.get(f"{prefix}content", ""),
         "enabled": f"{prefix}enabled" in form, "constant": f"{prefix}constant" in form,

@@ -60,3 +60,26 @@ def test_group_scoring_counts_the_keys_as_written_as_sillytavern_getscore_does()
                            macros=lambda text: text.replace("{{char}}", "Pia"))
     assert uids(match.fired) == [2] and uids(match.dropped) == [1]
     assert "scoring: 1 key(s) matched, the best matched 2" in match.dropped[0]["reason"]
+
+
+def test_an_empty_key_is_kept_and_scores_as_found_as_sillytavern_getscore_does():
+    # matchKeys finds "" in any buffer, so getScore counts it: entry 1 scores 2 and wins;
+    # dropped when the book was read, it scored 1 and the two tied.
+    lore = book({"uid": 1, "keys": ["sword", ""], "group": "g", "content": "X",
+                 "use_group_scoring": True},
+                {"uid": 2, "keys": ["sword", "blade"], "group": "g", "content": "Y",
+                 "use_group_scoring": True})
+    assert lore["entries"][0]["keys"] == ["sword", ""]
+    match = lorebook_match([lore], messages=["a sword"], count_tokens=len)
+    assert uids(match.fired) == [1] and uids(match.dropped) == [2]
+
+
+def test_an_empty_secondary_key_is_one_that_never_matches():
+    # SillyTavern reads secondary keys when the list is not empty and never matches "" (its
+    # substituteParams gives "", which is false): AND ANY on [""] never fires, NOT ANY always.
+    def fired(logic: str) -> bool:
+        lore = book({"uid": 1, "keys": ["gate"], "secondary_keys": [""],
+                     "selective_logic": logic, "content": "X"})
+        return bool(lorebook_match([lore], messages=["the gate"], count_tokens=len).fired)
+    assert not fired("and_any") and not fired("and_all")
+    assert fired("not_any") and fired("not_all")

@@ -87,3 +87,19 @@ def test_a_fractional_probability_imports_shows_and_saves_as_sillytavern_keeps_i
     form = {**_form(alice_client.get(url).content.decode()), "e1_probability": "100.5"}
     refused = alice_client.post(url, form)
     assert refused.status_code == 400 and "must be between 0 and 100" in refused.content.decode()
+
+
+def test_keys_left_as_shown_are_saved_as_stored(alice_client, alice, store):
+    """The box shows a key of spaces alone as a blank line, which the form drops; SillyTavern's
+    editor keeps an entry's keys until they are edited, so a save of its text must too."""
+    book = lorebook_save(store, data={"name": "Harbour", "entries": [
+        {**ENTRY, "keys": ["harbour", " ", ""], "secondary_keys": [" quay"]}]}, user=alice)
+    url = f"/library/lorebooks/{book}/"
+    form = {**_form(alice_client.get(url).content.decode()), "e1_secondary_keys": "quay"}
+    assert alice_client.post(url, form).status_code == 302
+    saved = store.lorebook_read(book)["entries"][0]
+    assert saved["keys"] == ["harbour", " ", ""] and saved["secondary_keys"] == [" quay"]
+    assert saved["content"] == "Rewritten here."
+    form = {**_form(alice_client.get(url).content.decode()), "e1_keys": "harbour\nport"}
+    assert alice_client.post(url, form).status_code == 302
+    assert store.lorebook_read(book)["entries"][0]["keys"] == ["harbour", "port"]
