@@ -76,6 +76,14 @@ def character_filter_note(entry: dict[str, Any], speaker: dict[str, Any] | None)
             "SillyTavern's settings.json)")
 
 
+def _name_of(speaker: dict[str, Any]) -> str:
+    """The speaker's name, unless its card came in SillyTavern's numbered file of that name
+    ("Pia1" for a second "Pia"): a filter naming "Pia" means the first one's file there."""
+    name, avatar = str(speaker.get("name") or ""), str(speaker.get("avatar") or "")
+    numbered = avatar[len(name):] if avatar.casefold().startswith(name.casefold()) else ""
+    return "" if name and numbered.isascii() and numbered.isdigit() else name
+
+
 def character_filter_reason(entry: dict[str, Any], speaker: dict[str, Any] | None) -> str:
     """Why the character filter keeps `entry` out for `speaker` ('' when it does not)."""
     rule = character_filter(entry)
@@ -87,7 +95,7 @@ def character_filter_reason(entry: dict[str, Any], speaker: dict[str, Any] | Non
     if names:
         # SillyTavern lists characters by their avatar file ("Seraphina1", "default_Seraphina"
         # for its own Seraphina), whose name is the character's unless another had it first.
-        own = {str(n).casefold() for n in (speaker.get("name"), speaker.get("id"),
+        own = {str(n).casefold() for n in (_name_of(speaker), speaker.get("id"),
                                            speaker.get("avatar")) if n}
         listed = any(name.casefold() in own for name in names)
         if listed == exclude:

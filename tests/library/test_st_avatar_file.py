@@ -50,3 +50,16 @@ def test_charlore_finds_the_numbered_file_by_the_card_it_came_in(client, store, 
     assert answer.json()["refused"] == []
     assert answer.json()["linked"] == [{"character_id": second, "name": "Pia",
                                         "lorebook_ids": [book]}]
+
+
+def test_a_filter_naming_pia_does_not_mean_the_card_that_came_in_pia1():
+    # SillyTavern lists a second "Pia" as "Pia1": its filter "Pia" is the first one's file, so
+    # the entry never fired for the second there, and did here by the shared name.
+    speaker = {"name": "Pia", "id": "c2", "tags": [], "avatar": "Pia1"}
+    only = {"character_filter": {"names": ["Pia"], "tags": [], "isExclude": False}}
+    assert character_filter_reason(only, speaker).startswith("character filter: only for")
+    only["character_filter"]["names"] = ["Pia1"]
+    assert character_filter_reason(only, speaker) == ""
+    plain = {"name": "Pia", "id": "c1", "tags": [], "avatar": "Pia_v2"}
+    only["character_filter"]["names"] = ["Pia"]
+    assert character_filter_reason(only, plain) == ""  # not SillyTavern's numbering: by name
