@@ -32,7 +32,12 @@ from library.card_formats.png import (
     png_card_texts,
     png_chunks,
 )
-from library.card_formats.values import card_object_or_none, card_text, card_text_list
+from library.card_formats.values import (
+    card_object_or_none,
+    card_tags_imported,
+    card_text,
+    card_text_list,
+)
 from library.errors import CardError, PictureNotCard
 from library.lore.activation import DECORATOR_LINES
 from personalab.lib.nesting import JsonRefused, json_loads_bounded
@@ -249,7 +254,7 @@ def card_to_definition(card: dict[str, Any]) -> tuple[dict[str, Any], dict[str, 
         "name": name,
         "base_persona": persona_build(data),
         "greeting": data["first_mes"],
-        "tags": list(data["tags"]),
+        "tags": card_tags_imported(data["tags"]),
         "card": card,
     }
     return definition, lorebook
@@ -300,7 +305,9 @@ def definition_to_card(definition: dict[str, Any], lorebook: dict[str, Any] | No
         data.update(persona_split(definition["base_persona"]))
     if _edited(definition.get("greeting"), data["first_mes"]):
         data["first_mes"] = definition["greeting"]
-    if definition.get("tags") is not None:
+    # The card's own tags stay while the character's are what the import made of them.
+    if definition.get("tags") is not None \
+            and list(definition["tags"]) != card_tags_imported(data["tags"]):
         data["tags"] = list(definition["tags"])
     data.pop("character_book", None)
     if lorebook is not None:

@@ -3,6 +3,7 @@ it, lists of text, optional objects; anything else is refused naming the field."
 
 from __future__ import annotations
 
+import unicodedata
 from typing import Any
 
 from library.errors import CardError
@@ -51,3 +52,26 @@ def card_object_or_none(value: Any, field: str, message: str) -> dict[str, Any] 
     if value is None or value in ([], "", False):
         return None
     raise CardError(f"card JSON is invalid: {message}", f"data.{field}")
+
+
+# SillyTavern's tag import (tags.js `handleTagImport`), whose question's "Import" (its
+# default) takes them all: trimmed, empty ones and its own "ROOT" / "TAVERN" left out, the
+# first 15 only ("anti-troll"), one tag per name whatever its case and accents.
+IMPORT_EXCLUDED_TAGS = ("ROOT", "TAVERN")
+IMPORT_TAGS_MAX = 15
+
+
+def _tag_folded(tag: str) -> str:
+    return "".join(c for c in unicodedata.normalize("NFD", tag.casefold())
+                   if not unicodedata.combining(c))
+
+
+def card_tags_imported(tags: list[str]) -> list[str]:
+    """The tags a card gives its character, as SillyTavern's import gives them."""
+    kept = [tag.strip() for tag in tags if isinstance(tag, str) and tag.strip()]
+    kept = [tag for tag in kept if tag not in IMPORT_EXCLUDED_TAGS][:IMPORT_TAGS_MAX]
+    found: dict[str, str] = {}
+    for tag in kept:
+        found.setdefault(_tag_folded(tag), tag)
+    return list(found.values())
+

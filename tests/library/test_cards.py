@@ -247,3 +247,17 @@ def test_a_pygmalion_character_json_imports_as_sillytavern_reads_it():
     assert "A medic." in definition["base_persona"] and "The flood." in definition["base_persona"]
     assert definition["card"]["data"]["mes_example"] == "<START>\nMira: Breathe."
     assert definition["card"]["metadata"] == {"version": 1}  # kept as it came
+
+
+def test_a_cards_tags_are_the_characters_as_sillytavern_imports_them():
+    # SillyTavern asks; its default answer imports them all, less its own ROOT / TAVERN tags,
+    # trimmed, the first 15, one per name in any case and accents. All were kept here.
+    tags = ["ROOT", " fantasy ", "", "TAVERN", "Fantasy", "Café", "cafe"] + [
+        f"t{n}" for n in range(20)]
+    card = {"spec": "chara_card_v2", "data": {"name": "Mira", "tags": tags}}
+    definition, _ = card_to_definition(card_parse(json.dumps(card).encode()))
+    assert definition["tags"] == ["fantasy", "Café"] + [f"t{n}" for n in range(11)]
+    # The card's own list stays in its export until the character's tags are edited.
+    assert definition_to_card(definition, None)["data"]["tags"] == tags
+    definition["tags"] = ["fantasy"]
+    assert definition_to_card(definition, None)["data"]["tags"] == ["fantasy"]
