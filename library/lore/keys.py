@@ -67,7 +67,9 @@ class KeyScan:
         if depth <= 0:
             return []
         recent = self.messages[-depth:]
-        return [(f"message -{offset}", text)
+        # SillyTavern's buffer holds each message trimmed (`WorldInfoBuffer`): `/go\.$/m`
+        # fires on "go.  " there.
+        return [(f"message -{offset}", text.strip(JS_TRIM))
                 for offset, text in zip(range(1, len(recent) + 1), reversed(recent))]
 
 

@@ -53,3 +53,7 @@ def test_the_trace_names_the_message_a_buffer_match_starts_in():
 ])
 def test_javascripts_regexp_reads_the_pattern_and_flags(key, text, fires):
     assert _fires(key, text) is fires
+
+
+def test_each_message_is_trimmed_in_the_buffer():
+    assert _fires(r"/go\.$/m", "go.  \n", "older")
