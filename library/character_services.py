@@ -7,7 +7,7 @@ from typing import Any
 
 from library.avatars import avatar_problem, avatar_remove, avatar_write, image_kind
 from library.create_ids import id_claim
-from library.errors import LibraryError, LibraryNotFound
+from library.errors import LibraryError
 from library.fields import (
     MAX_NAME_CHARS,
     MAX_TEXT,
@@ -32,8 +32,7 @@ from library.item_chats import (
 from library.item_versions import item_version_check
 from library.models import Character
 from library.quotas import library_room_kept
-from library.selectors import character_for_edit, item_can_change
-from personalab.lib.filestore.jsonfile import read_json
+from library.selectors import character_for_edit
 from personalab.lib.filestore.store import FileStore
 
 # The file name a SillyTavern card came in ("Seraphina1" of "Seraphina1.png"): SillyTavern's
@@ -125,20 +124,6 @@ def character_delete(store: FileStore, *, character_id: str, user=None) -> None:
                            chats=others)
     store.character_delete(character_id)
     Character.objects.filter(character_id=character_id).delete()
-
-
-def character_restore(store: FileStore, *, character_id: str, user) -> str:
-    """A character its owner (or staff) deleted, back from the trash while nothing took its id;
-    its name, for the page."""
-    kept = store.character_trashed(character_id)
-    if kept is None:
-        raise LibraryNotFound(f"character {character_id} is not in the trash")
-    definition = read_json(kept / "definition.json", what=f"character {character_id}")
-    if not item_can_change(definition, user):
-        raise LibraryNotFound(f"character {character_id} is not in the trash")
-    store.character_restore(character_id)
-    character_index(store, character_id)
-    return definition.get("name") or character_id
 
 
 def character_avatar_save(store: FileStore, *, actor, character_id: str, data: bytes) -> str:

@@ -4,6 +4,7 @@ from library.pages import editors as views
 from library.pages import lorebook_editor as lorebook_views
 from library.pages import personas as persona_views
 from library.pages import regex_scripts as regex_script_views
+from library.pages import trash as trash_views
 from library.pages import world_info_settings as world_info_views
 
 urlpatterns = [
@@ -13,8 +14,15 @@ urlpatterns = [
     path("characters/<str:character_id>/avatar.png", views.character_avatar,
          name="character_avatar"),
     path("characters/<str:character_id>/delete", views.character_remove, name="character_delete"),
-    path("characters/<str:character_id>/restore", views.character_restore,
-         name="character_restore"),
+    path("characters/<str:item_id>/restore", trash_views.item_restore_page,
+         {"kind": "character"}, name="character_restore"),
+    path("backgrounds/<str:item_id>/restore", trash_views.item_restore_page,
+         {"kind": "background"}, name="background_restore"),
+    path("lorebooks/<str:item_id>/restore", trash_views.item_restore_page,
+         {"kind": "lorebook"}, name="lorebook_restore"),
+    path("personas/<str:item_id>/restore", trash_views.item_restore_page,
+         {"kind": "persona"}, name="persona_restore"),
+    path("trash/", trash_views.trash_page, name="trash"),
     path("backgrounds/new", views.background_edit, name="background_new"),
     path("backgrounds/<str:background_id>/", views.background_edit, name="background_edit"),
     path("backgrounds/<str:background_id>/picture", views.background_picture,

@@ -36,6 +36,7 @@ from library.api.items import backgrounds_router, characters_router
 from library.api.items import router as library_router
 from library.api.lorebooks import router as lorebooks_router
 from library.api.regex_scripts import router as regex_scripts_router
+from library.api.trash import router as trash_router
 from personalab.error_words import (
     error_fields_said,
     error_said,
@@ -239,6 +240,7 @@ api.add_router("/", characters_router)
 api.add_router("/", backgrounds_router)
 api.add_router("/", lorebooks_router)
 api.add_router("/", regex_scripts_router)
+api.add_router("/", trash_router)
 api.add_router("/", reading_router)
 api.add_router("/", memory_router)
 api.add_router("/", variables_router)

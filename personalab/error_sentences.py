@@ -294,4 +294,10 @@ SENTENCES = (
     gettext_noop("outline point %(count)s was changed elsewhere"),
     gettext_noop("the %(kind)s's %(fields)s was sent with a `seen` that does not cover it (the "
                  "editor page's); send the `seen` GET /api/v1/%(kinds)s/{id} shows"),
+    # library/trash.py: a restore of a deleted item
+    gettext_noop("%(kind)s '%(id)s' is not in the trash"),
+    gettext_noop("A %(kind)s with the id '%(id)s' is live again (restored already?): the deleted "
+                 "one stays in the trash."),
+    gettext_noop("You already have a persona named “%(name)s”: rename it first, then restore the "
+                 "deleted one."),
 )

@@ -230,3 +230,22 @@ class KeptTagNamesForgotten(Schema):
     forgotten: int = Field(description="how many names were forgotten (0 when none could be "
                                        "read from a damaged list, which is forgotten whole)")
     count: int = Field(description="how many are kept now")
+
+
+class TrashedOut(Schema):
+    kind: Literal["character", "background", "lorebook", "persona"]
+    id: str
+    name: str
+    owner: str | None = None
+    deleted_at: str | None = Field(None, description="when it was deleted (UTC, ISO 8601); "
+                                   "null for a delete from before this was noted")
+
+
+class TrashList(Schema):
+    items: list[TrashedOut]
+
+
+class RestoredOut(Schema):
+    kind: str
+    id: str
+    name: str

@@ -4,14 +4,12 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from typing import Any
-from urllib.parse import urlencode
 
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.core.files.uploadedfile import UploadedFile
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
-from django.urls import reverse
 from django.utils.translation import gettext, ngettext
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
@@ -66,12 +64,11 @@ from library.pages.editor_sections import character_sections
 from library.pages.item_access import item_for_use_or_404, ownership_shown
 from library.pages.outline_notices import outline_notices
 from library.pages.regex_script_form import regex_error, regex_scripts_posted, regex_scripts_shown
+from library.pages.trash import deleted_url, restore_offer
 from library.refusal_words import refusal_words
 from personalab.lib.config_schema import count_coerced
 from personalab.lib.errors import LimitReached
-from personalab.lib.filestore.jsonfile import read_json
 from personalab.lib.ids import InvalidId
-from personalab.lib.store_errors import MissingFile
 from personalab.storage import get_store
 
 
@@ -98,7 +95,7 @@ def library_index(request: HttpRequest) -> HttpResponse:
     characters = list(selectors.characters_visible_to(user=user))
     lorebooks = list(selectors.lorebooks_visible_to(user=user))
     return render(request, "library/index.html", {
-        "restorable": _restorable(store, request),
+        "restorable": restore_offer(request, ("character", "background")),
         "findable": len(characters) + len(backgrounds) + len(lorebooks) > LIBRARY_FIND_FROM,
         "characters": characters,
         "character_tiles": character_tiles(store, characters=characters),
@@ -253,32 +250,7 @@ def character_remove(request: HttpRequest, character_id: str) -> HttpResponse:
     except LibraryError as exc:
         return _refused(request, exc, "character_edit", character_id=character_id)
     # The library offers it back (a mistaken delete is undone in the app, not in data/trash).
-    return redirect(f"{reverse('library')}?{urlencode({'deleted': character_id})}")
-
-
-@login_required
-@require_POST
-def character_restore(request: HttpRequest, character_id: str) -> HttpResponse:
-    try:
-        name = character_services.character_restore(get_store(), character_id=character_id,
-                                                     user=request.user)
-    except (LibraryNotFound, InvalidId):
-        raise Http404("not found") from None
-    messages.info(request, gettext("Character %(name)s restored.") % {"name": name})
-    return redirect("character_edit", character_id=character_id)
-
-
-def _restorable(store, request: HttpRequest) -> dict[str, str] | None:
-    """The character just deleted, while the trash still holds it for this user."""
-    character_id = request.GET.get("deleted", "")
-    try:
-        kept = store.character_trashed(character_id) if character_id else None
-        definition = read_json(kept / "definition.json", what="character") if kept else None
-    except (InvalidId, MissingFile):
-        return None
-    if not definition or not selectors.item_can_change(definition, request.user):
-        return None
-    return {"id": character_id, "name": definition.get("name") or character_id}
+    return redirect(deleted_url("library", kind="character", item_id=character_id))
 
 
 @login_required
@@ -354,7 +326,7 @@ def background_remove(request: HttpRequest, background_id: str) -> HttpResponse:
         raise Http404("not found") from None
     except LibraryError as exc:
         return _refused(request, exc, "background_edit", background_id=background_id)
-    return redirect("library")
+    return redirect(deleted_url("library", kind="background", item_id=background_id))
 
 
 def _upload_imported(request: HttpRequest, missing: str, importer: Callable[[UploadedFile], str],

@@ -14,6 +14,7 @@ from library.avatars import AVATAR_MAX_BYTES
 from library.errors import LibraryConflict, LibraryError, LibraryNotFound
 from library.field_words import field_words, fields_words
 from library.models import Persona
+from library.pages.trash import deleted_url, restore_offer
 from library.personas.positions import DEFAULTS as PLACEMENT_DEFAULTS
 from library.personas.positions import persona_placement
 from library.personas.restore import MAX_FILE_BYTES as PERSONAS_FILE_MAX_BYTES
@@ -126,6 +127,7 @@ def personas_page(request: HttpRequest) -> HttpResponse:
         "player_name": persona_effective(get_store(), owner=request.user.username,
                                          persona_id=None)["name"],
         "errors": errors, "posted": request.POST,
+        "restorable": restore_offer(request, ("persona",)),
         **_placement_choices(request.POST if request.method == "POST" else PLACEMENT_DEFAULTS)},
         status=400 if error else 200)
 
@@ -201,7 +203,7 @@ def persona_remove(request: HttpRequest, persona_id: str) -> HttpResponse:
     _own_persona_or_404(request, persona_id)
     persona_delete(get_store(), actor=request.user, persona_id=persona_id)
     messages.info(request, gettext("Persona deleted."))
-    return redirect("personas")
+    return redirect(deleted_url("personas", kind="persona", item_id=persona_id))
 
 
 @login_required

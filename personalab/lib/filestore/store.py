@@ -26,7 +26,6 @@ import itertools
 import json
 import os
 from collections.abc import Callable, Iterable, Iterator
-from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -42,6 +41,16 @@ from personalab.lib.filestore.jsonfile import (
 from personalab.lib.filestore.jsonl import append_whole, line_dump, read_jsonl_records
 from personalab.lib.filestore.outline_pending import NOTE_NAME, outline_follow_apply
 from personalab.lib.filestore.sessions import SessionFiles
+from personalab.lib.filestore.trash import (
+    MARKERS,
+    Kept,
+    folder_live,
+    kept_bring_back,
+    kept_listed,
+    kept_newest,
+    kept_note,
+    move_aside,
+)
 from personalab.lib.ids import is_valid_id, validate_id
 from personalab.lib.jsontext import json_loads
 from personalab.lib.locks import FlockLock, LockFactory, flock_factory
@@ -115,8 +124,8 @@ class FileStore(SessionFiles):
                 (parent / validate_id(candidate)).mkdir()
             except FileExistsError:
                 continue
-            # An item deleted before its folder was kept (`_move_aside`): the folder just made
-            # stays as that id's claim, and the id is never given again.
+            # An item deleted before its folder was kept (trash.py `move_aside`): the folder
+            # just made stays as that id's claim, and the id is never given again.
             if any(trash.glob(f"{candidate}.*")):
                 continue
             return candidate
@@ -189,23 +198,7 @@ class FileStore(SessionFiles):
                                     {**definition, "character_id": character_id})
 
     def character_delete(self, character_id: str) -> None:
-        _move_aside(self.character_dir(character_id), self.root / "trash" / "characters")
-
-    def character_trashed(self, character_id: str) -> Path | None:
-        """The newest files a delete kept for this character, while its folder is still empty
-        (nothing made under its id since); None otherwise."""
-        return _kept_newest(self.character_dir(character_id), self.root / "trash" / "characters")
-
-    def character_restore(self, character_id: str) -> bool:
-        """A deleted character's files back in its folder; whether there were any to bring."""
-        kept = self.character_trashed(character_id)
-        if kept is None:
-            return False
-        folder = self.character_dir(character_id)
-        for child in kept.iterdir():
-            os.replace(child, folder / child.name)
-        kept.rmdir()
-        return True
+        self._trash("characters", self.character_dir(character_id))
 
     def background_ids(self) -> list[str]:
         return self._ids_in(self.root / "backgrounds", "background.json")
@@ -237,7 +230,7 @@ class FileStore(SessionFiles):
         )
 
     def background_delete(self, background_id: str) -> None:
-        _move_aside(self.background_dir(background_id), self.root / "trash" / "backgrounds")
+        self._trash("backgrounds", self.background_dir(background_id))
 
     def lorebook_ids(self) -> list[str]:
         return self._ids_in(self.root / "lorebooks", "lorebook.json")
@@ -251,7 +244,7 @@ class FileStore(SessionFiles):
                                     {**lorebook, "lorebook_id": lorebook_id})
 
     def lorebook_delete(self, lorebook_id: str) -> None:
-        _move_aside(self.lorebook_dir(lorebook_id), self.root / "trash" / "lorebooks")
+        self._trash("lorebooks", self.lorebook_dir(lorebook_id))
 
     # personas (the player's side of the conversation) --------------------
     def persona_ids(self) -> list[str]:
@@ -266,7 +259,39 @@ class FileStore(SessionFiles):
                           {**persona, "persona_id": persona_id})
 
     def persona_delete(self, persona_id: str) -> None:
-        _move_aside(self.persona_dir(persona_id), self.root / "trash" / "personas")
+        self._trash("personas", self.persona_dir(persona_id))
+
+    # the trash (trash.py) -------------------------------------------------
+    def item_dir(self, kind: str, item_id: str) -> Path:
+        """The folder of a library item; `kind` as its folder is named ("characters")."""
+        return self.root / _library_kind(kind) / validate_id(item_id, kind=f"{kind[:-1]} id")
+
+    def _trash(self, kind: str, folder: Path) -> None:
+        move_aside(folder, self.root / "trash" / kind, marker=MARKERS[kind])
+
+    def trash_kept(self, kind: str, item_id: str) -> Path | None:
+        """The newest copy a delete kept of the item (whatever stands in its folder now)."""
+        self.item_dir(kind, item_id)
+        return kept_newest(self.root / "trash" / kind, item_id)
+
+    def trash_listed(self, kind: str) -> list[Kept]:
+        """The deleted items of `kind` that can come back, the latest deleted first."""
+        return kept_listed(self.root / "trash" / _library_kind(kind), self.root / kind)
+
+    def trash_note(self, kind: str, kept: Path) -> dict[str, Any]:
+        return kept_note(kept, MARKERS[kind])
+
+    def trash_item_read(self, kind: str, kept: Path) -> dict[str, Any]:
+        return read_json(kept / MARKERS[kind], what=f"deleted {kind[:-1]} {kept.name}")
+
+    def item_live(self, kind: str, item_id: str) -> bool:
+        return folder_live(self.item_dir(kind, item_id))
+
+    def trash_restore(self, kind: str, kept: Path) -> bool:
+        """The kept copy's files back in the item's folder; False when another restore took it
+        first or something stands in the folder again."""
+        item_id = kept.name.partition(".")[0]
+        return kept_bring_back(kept, self.item_dir(kind, item_id))
 
     # instances ----------------------------------------------------------
     def instance_ids(self) -> list[str]:
@@ -396,29 +421,10 @@ def _line_session(line: bytes) -> str | None:
     return record.get("session_id") if isinstance(record, dict) else None
 
 
-def _move_aside(folder: Path, trash: Path) -> None:
-    """The item's files go to the trash; its folder stays, empty, so its id stays claimed
-    (`dir_claim`). Files that still name the id (a character's or a chat's book, a chat's
-    persona) must never reach whatever another account would make under it next. The files
-    move rather than the folder, so no create can claim the id in between."""
-    if not folder.exists():
-        return
-    trash.mkdir(parents=True, exist_ok=True)
-    stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%S%fZ")
-    kept = trash / f"{folder.name}.{stamp}"
-    kept.mkdir()
-    for child in folder.iterdir():
-        os.replace(child, kept / child.name)
-
-
-def _kept_newest(folder: Path, trash: Path) -> Path | None:
-    if not folder.is_dir() or any(folder.iterdir()) or not trash.is_dir():
-        return None
-    stamped = len(folder.name) + 1
-    kept = sorted(path for path in trash.iterdir()
-                  if path.name.startswith(f"{folder.name}.") and path.is_dir()
-                  and path.name[stamped:].endswith("Z") and "." not in path.name[stamped:])
-    return kept[-1] if kept else None
+def _library_kind(kind: str) -> str:
+    if kind not in MARKERS:
+        raise ValueError(f"no library items of kind {kind}")
+    return kind
 
 
 @contextlib.contextmanager
