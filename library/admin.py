@@ -13,6 +13,7 @@ from library.background_services import background_delete, background_save
 from library.character_services import character_delete, character_save
 from library.lore import services as lorebook_services
 from library.models import Background, Character, Lorebook
+from library.refusal_words import refusal_words
 from personalab.lib.errors import AppError
 from personalab.storage import get_store
 
@@ -30,7 +31,7 @@ class FileDeleteAdmin(admin.ModelAdmin):
             self.item_delete(request, obj)
         except AppError as exc:
             refused.append(obj)
-            messages.error(request, str(exc))
+            messages.error(request, refusal_words(str(exc)))  # in use: in the reader's words
 
     def delete_queryset(self, request, queryset):
         for obj in queryset:

@@ -131,7 +131,7 @@ def background_delete(store: FileStore, *, background_id: str, user=None) -> Non
     others = chats_kept_apart(store, background, kind="background", item_id=background_id)
     if using := chats_using("background", background_id, others):
         raise in_use_refusal(using, user,
-                             what=f"background {background.get('name') or background_id}",
+                             what=f"Background {background.get('name') or background_id}",
                              advice="switch those chats to another background first")
     copies_keep_on_delete(store, kind="background", item_id=background_id, item=background,
                            chats=others)

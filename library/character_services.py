@@ -118,7 +118,7 @@ def character_delete(store: FileStore, *, character_id: str, user=None) -> None:
     others = chats_kept_apart(store, definition, kind="character", item_id=character_id)
     if using := chats_using("character", character_id, others):
         raise in_use_refusal(using, user,
-                             what=f"character {definition.get('name') or character_id}",
+                             what=f"Character {definition.get('name') or character_id}",
                              advice="delete those chats first (an archived chat still plays it)")
     copies_keep_on_delete(store, kind="character", item_id=character_id, item=definition,
                            chats=others)

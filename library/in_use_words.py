@@ -17,12 +17,12 @@ USED_BY = " is used by these chats: "
 CHATS_JOIN = "; "
 # (the item's kind, the advice the refusal ends with) -> the whole sentence
 SENTENCES = {
-    ("character", "delete those chats first (an archived chat still plays it)"):
-        gettext_lazy("character %(name)s is used by these chats: %(chats)s; delete those chats "
-                     "first (an archived chat still plays it)"),
-    ("background", "switch those chats to another background first"):
-        gettext_lazy("background %(name)s is used by these chats: %(chats)s; switch those chats "
-                     "to another background first"),
+    ("Character", "delete those chats first (an archived chat still plays it)."):
+        gettext_lazy("Character %(name)s is used by these chats: %(chats)s; delete those chats "
+                     "first (an archived chat still plays it)."),
+    ("Background", "switch those chats to another background first."):
+        gettext_lazy("Background %(name)s is used by these chats: %(chats)s; switch those chats "
+                     "to another background first."),
 }
 # One chat of the list, as chat/library_use.py titles it (a title is at most ~130 characters).
 TITLE = r"[^\n]{1,200}"

@@ -112,9 +112,10 @@ def chats_using(kind: str, item_id: str, apart: list[str]) -> list[ChatRow]:
 
 
 def in_use_refusal(chats: list[ChatRow], user, *, what: str, advice: str) -> LibraryConflict:
-    """The refusal of a delete while chats play the item: the chats by the names their
-    players know (ids only in `instance_ids`, for API clients, and only their own)."""
+    """The refusal of a delete while chats play the item, a sentence (`what` starts with a
+    capital: "Character Mira"): the chats by the names their players know (ids only in
+    `instance_ids`, for API clients, and only their own)."""
     refused = LibraryConflict(f"{what} is used by these chats: {users_named(chats, user)}; "
-                              f"{advice}", field=None)
+                              f"{advice}.", field=None)
     refused.extra = {"instance_ids": chat_ids_shown(chats, user)}
     return refused

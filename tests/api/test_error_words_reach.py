@@ -19,7 +19,7 @@ SAMPLED_APART = {
         "the value names a chunk (\"zTXt chunk 'chara'\"): said by library/refusal_words.py",
     ("library/find_replace/scripts.py", "LibraryError", "7: 7"):
         "a field and a validator's sentence, said field by field",
-    ("library/item_chats.py", "LibraryConflict", "7 is used by these chats: 7; 7"):
+    ("library/item_chats.py", "LibraryConflict", "7 is used by these chats: 7; 7."):
         "the item's kind and the advice are fixed: said by library/in_use_words.py",
     ("personalab/lib/llm_text.py", "InstructError",
      "PERSONALAB_INSTRUCT_TEMPLATE: cannot read 7: 7"):

@@ -224,9 +224,9 @@ def test_a_refused_delete_names_the_chats_not_their_ids(alice_client, alice, ser
     started = store.instance_state_read(unnamed)["created_at"][:10]
     text = alice_client.post(f"/library/characters/{seraphina}/delete",
                              follow=True).content.decode()
-    assert ("character Seraphina is used by these chats: &quot;Forest walk&quot; with Seraphina; "
+    assert ("Character Seraphina is used by these chats: &quot;Forest walk&quot; with Seraphina; "
             f"the chat with Seraphina started {started}; delete those chats first (an archived "
-            "chat still plays it)") in text
+            "chat still plays it).") in text
     assert named not in text and unnamed not in text
 
 
@@ -237,7 +237,7 @@ def test_a_refused_delete_reads_in_chinese_on_the_page_and_through_the_api(
     unnamed = instance_create(store, owner=alice, character_id=seraphina)
     started = store.instance_state_read(unnamed)["created_at"][:10]
     chinese = ("角色 Seraphina 仍被这些对话使用：“Forest walk”（与 Seraphina）；与 Seraphina 的对话"
-               f"（{started} 开始）。请先删除这些对话（已归档的对话仍在使用它）")
+               f"（{started} 开始）。请先删除这些对话（已归档的对话仍在使用它）。")
     text = alice_client.post(f"/library/characters/{seraphina}/delete", follow=True,
                              HTTP_ACCEPT_LANGUAGE="zh-hans").content.decode()
     assert chinese in text
@@ -247,7 +247,7 @@ def test_a_refused_delete_reads_in_chinese_on_the_page_and_through_the_api(
     assert refused.status_code == 409 and refused.json()["error"]["message"] == chinese
     english = client.delete(f"/api/v1/characters/{seraphina}", HTTP_ACCEPT_LANGUAGE="en", **auth)
     assert english.json()["error"]["message"].startswith(
-        'character Seraphina is used by these chats: "Forest walk" with Seraphina; ')
+        'Character Seraphina is used by these chats: "Forest walk" with Seraphina; ')
 
 
 def test_a_refused_background_delete_names_the_chat_too(alice_client, instance, background,
@@ -255,8 +255,8 @@ def test_a_refused_background_delete_names_the_chat_too(alice_client, instance, 
     started = store.instance_state_read(instance)["created_at"][:10]
     text = alice_client.post(f"/library/backgrounds/{background}/delete",
                              follow=True).content.decode()
-    assert ("background 废土复仇记 is used by these chats: the chat with Alserqi started "
-            f"{started}; switch those chats to another background first") in text
+    assert ("Background 废土复仇记 is used by these chats: the chat with Alserqi started "
+            f"{started}; switch those chats to another background first.") in text
     assert instance not in text
 
 
