@@ -70,6 +70,47 @@ FORMS: Forms = [
 ]
 
 
+# library/card_formats/charx.py and card_import.py: a CHARX (zip) refused. A member's name is
+# as Python quotes it; a detail (zipfile's, the JSON decoder's) is said through the forms again.
+MEMBER = r"(?P<name>'[^'\n]{0,300}'|\"[^\"\n]{0,300}\")"
+CHARX_FORMS: Forms = [
+    (re.compile(r"CHARX file is larger than (?P<size>[\d.]{1,12}) MB"),
+     gettext_lazy("CHARX file is larger than %(size)s MB")),
+    (re.compile(r"CHARX lists more files than the (?P<limit>\d{1,6}) that are read"),
+     gettext_lazy("CHARX lists more files than the %(limit)s that are read")),
+    (re.compile(r"not a readable CHARX \(zip\) file: (?P<detail>.+)", re.S),
+     gettext_lazy("not a readable CHARX (zip) file: %(detail)s")),
+    (re.compile(r"CHARX has (?P<count>\d{1,12}) files; at most (?P<limit>\d{1,6}) are read"),
+     gettext_lazy("CHARX has %(count)s files; at most %(limit)s are read")),
+    (re.compile(r"CHARX unpacks to more than (?P<size>[\d.]{1,12}) MB"),
+     gettext_lazy("CHARX unpacks to more than %(size)s MB")),
+    (re.compile(r"CHARX unpacks to more than (?P<ratio>\d{1,6}) times its size \(a zip bomb\?\); "
+                r"it is refused"),
+     gettext_lazy("CHARX unpacks to more than %(ratio)s times its size (a zip bomb?); it is "
+                  "refused")),
+    (re.compile(rf"CHARX member {MEMBER} is larger than (?P<size>\d{{1,6}}) MB"),
+     gettext_lazy("CHARX member %(name)s is larger than %(size)s MB")),
+    (re.compile(rf"CHARX member {MEMBER} cannot be read: (?P<detail>.+)", re.S),
+     gettext_lazy("CHARX member %(name)s cannot be read: %(detail)s")),
+    (re.compile(rf"CHARX member path {MEMBER}… is too long or too deep \(at most "
+                r"(?P<chars>\d{1,6}) characters and (?P<parts>\d{1,6}) parts\)"),
+     gettext_lazy("CHARX member path %(name)s… is too long or too deep (at most %(chars)s "
+                  "characters and %(parts)s parts)")),
+    (re.compile(rf"CHARX has the file {MEMBER} twice"),
+     gettext_lazy("CHARX has the file %(name)s twice")),
+    (re.compile(rf"CHARX member {MEMBER} is both a file and a folder"),
+     gettext_lazy("CHARX member %(name)s is both a file and a folder")),
+    (re.compile(r"CHARX has no card\.json at its root"),
+     gettext_lazy("CHARX has no card.json at its root")),
+    (re.compile(r"CHARX card\.json is not valid JSON: (?P<detail>.+)", re.S),
+     gettext_lazy("CHARX card.json is not valid JSON: %(detail)s")),
+    (re.compile(r"CHARX files cannot be written: (?P<detail>.+)", re.S),
+     gettext_lazy("CHARX files cannot be written: %(detail)s")),
+    (re.compile(r"a file of this CHARX cannot be written"),
+     gettext_lazy("a file of this CHARX cannot be written")),
+]
+
+
 def refusal_words(message: str) -> str:
     """`message` (an importer's refusal, or a delete refused while chats use the item) in the
     active language; any other text as it came.
@@ -82,7 +123,8 @@ def refusal_words(message: str) -> str:
         found = opening.fullmatch(message)
         if found:
             return str(words) % {"rest": _reason_words(found["rest"])}
-    return form_named(message, FORMS) or message
+    return (form_named(message, FORMS)
+            or form_named(message, CHARX_FORMS, reworded={"detail": _reason_words}) or message)
 
 
 def _reason_words(reason: str) -> str:

@@ -3,10 +3,13 @@ importer's English sentence word for word."""
 
 from __future__ import annotations
 
+import io
+import zipfile
 import zlib
 
 import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
+from django.utils import translation
 
 from library.models import Character, Lorebook
 from library.refusal_words import refusal_words
@@ -92,3 +95,38 @@ def test_a_card_png_that_inflates_past_the_limit_is_refused_in_chinese(alice_cli
     png = tiny_png(chunk(b"zTXt", b"chara\x00\x00" + zlib.compress(b" " * (11 * 2**20), 9)))
     page = _refusal(alice_client, "/library/cards/upload", "big.png", png, "zh-CN")
     assert "PNG 图片的 zTXt 块“chara”解压后超过角色卡文本上限 10 MB" in page
+
+
+def _zip(members: dict[str, bytes]) -> bytes:
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w") as archive:
+        for name, body in members.items():
+            archive.writestr(name, body)
+    return buffer.getvalue()
+
+
+def test_a_refused_charx_says_why_in_chinese_on_the_page_and_through_the_api(alice_client):
+    no_card = _zip({"assets/icon/images/main.png": b"x"})
+    page = _refusal(alice_client, "/library/cards/upload", "mira.charx", no_card, "zh-CN")
+    assert "无法导入 mira.charx：CHARX 的根目录下没有 card.json" in page
+    broken = _zip({"card.json": b'{"name": "A" "x"}'})
+    api = alice_client.post("/api/v1/characters/import",
+                            {"file": SimpleUploadedFile("mira.charx", broken)},
+                            HTTP_ACCEPT_LANGUAGE="zh-CN")
+    assert api.status_code == 400
+    assert api.json()["error"]["message"].startswith("CHARX 的 card.json 不是有效的 JSON：")
+
+
+@pytest.mark.parametrize("message, words", [
+    ("CHARX has the file 'assets/a.png' twice", "CHARX 中文件 'assets/a.png' 出现了两次"),
+    ("CHARX member \"assets/it's.png\" is larger than 16 MB",
+     "CHARX 中的文件 \"assets/it's.png\" 大于 16 MB"),
+    ("CHARX unpacks to more than 20 times its size (a zip bomb?); it is refused",
+     "CHARX 解压后超过自身大小的 20 倍（疑似 zip 炸弹），已拒绝"),
+    ("not a readable CHARX (zip) file: File is not a zip file",
+     "不是可读取的 CHARX（zip）文件：File is not a zip file"),
+])
+def test_each_charx_refusal_has_its_chinese_words(message, words):
+    with translation.override("zh-hans"):
+        assert refusal_words(message) == words
+    assert refusal_words(message) == message  # English as raised
