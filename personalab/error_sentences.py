@@ -259,10 +259,6 @@ SENTENCES = (
                  "(world_info.globalSelect is empty)"),
     gettext_noop("this settings.json selects more than %(count)s global world-info books"),
     gettext_noop("world_info must hold the selected books' names (globalSelect)"),
-    gettext_noop("this settings.json links more than %(count)s different books to characters "
-                 "(world_info.charLore)"),
-    gettext_noop("at most %(count)s books"),
-    gettext_noop("character %(id)s is not in the trash"),
     # library/lore/st_tags.py: SillyTavern's tags, to name a book's tag ids
     gettext_noop("this settings file has no \"tags\" list (SillyTavern's settings.json keeps "
                  "its tags there)"),
@@ -294,6 +290,10 @@ SENTENCES = (
     gettext_noop("outline point %(count)s was changed elsewhere"),
     gettext_noop("the %(kind)s's %(fields)s was sent with a `seen` that does not cover it (the "
                  "editor page's); send the `seen` GET /api/v1/%(kinds)s/{id} shows"),
+    # library/character_books.py: SillyTavern's charLore links read from its settings.json
+    gettext_noop("this settings.json links more than %(count)s different books to characters "
+                 "(world_info.charLore)"),
+    gettext_noop("at most %(count)s books"),
     # library/trash.py: a restore of a deleted item
     gettext_noop("%(kind)s '%(id)s' is not in the trash"),
     gettext_noop("A %(kind)s with the id '%(id)s' is live again (restored already?): the deleted "
