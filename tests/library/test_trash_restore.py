@@ -101,3 +101,17 @@ def test_the_pages_offer_list_and_restore_a_deleted_background_only_to_its_owner
     assert "Background 废土复仇记 restored." in restored.content.decode()
     assert Background.objects.filter(background_id=background).exists()
     assert len(store.background_read(background)["story_outline"]) == 5
+
+
+def test_a_deleted_persona_is_offered_back_on_the_personas_page(alice_client, alice, store):
+    alice_client.post("/library/personas/", {"name": "Mira", "description": "A traveller."})
+    (persona,) = Persona.objects.filter(owner=alice).values_list("persona_id", flat=True)
+    page = alice_client.post(f"/library/personas/{persona}/delete", follow=True).content.decode()
+    assert "Deleted Mira by mistake?" in page and 'data-testid="persona-restore"' in page
+    trash = alice_client.get("/library/trash/").content.decode()
+    assert 'data-kind="persona"' in trash and "Mira" in trash
+    restored = alice_client.post(f"/library/personas/{persona}/restore", follow=True)
+    assert restored.redirect_chain[-1][0] == f"/library/personas/{persona}/"
+    assert "Persona Mira restored." in restored.content.decode()
+    assert store.persona_read(persona)["description"] == "A traveller."
+    assert "trash-empty" in alice_client.get("/library/trash/").content.decode()
