@@ -30,7 +30,7 @@ KINDS = ("character", "background", "lorebook", "persona")
 INDEX: dict[str, Callable[[FileStore, str], Any]] = {
     "character": character_index, "background": background_index,
     "lorebook": lorebook_index, "persona": persona_index}
-LISTED_MAX = 200  # per kind: the newest deleted first; older ones stay in data/trash/
+LISTED_MAX = 200  # an account's, per kind, the latest deleted first; older ones stay in data/trash/
 
 NOT_IN_TRASH = gettext_noop("%(kind)s '%(id)s' is not in the trash")
 ID_LIVE = gettext_noop("A %(kind)s with the id '%(id)s' is live again (restored already?): "
@@ -53,10 +53,14 @@ def trash_listed(store: FileStore, *, user, kind: str | None = None) -> list[dic
     kind, id, name, owner and when deleted (None for a delete from before this was noted)."""
     listed = []
     for each in (kind,) if kind else KINDS:
-        for kept in store.trash_listed(f"{each}s")[:LISTED_MAX]:
+        mine = 0
+        for kept in store.trash_listed(f"{each}s"):
             note = store.trash_note(f"{each}s", kept.path)
             if item_can_change(note, user):
                 listed.append(_shown(each, kept, note))
+                mine += 1
+                if mine == LISTED_MAX:
+                    break
     return listed
 
 
