@@ -20,6 +20,7 @@ import them from there:
                                           outline edit: outline_chats.py)
 - how many items an account may own       quotas.py
 - "use as my own" copies                  item_copy.py
+- deleted items listed and restored       trash.py (the files: personalab/lib/filestore/trash.py)
 - checking what an author sends           fields.py, limits.py (refusals: errors.py)
 - the index rows written from the files   index_rows.py
 - copies other accounts' chats keep       item_chats.py
