@@ -8,6 +8,7 @@ import pytest
 from django.test import Client
 
 from library.models import Background, Lorebook, Persona
+from tests.rest_client import bearer_auth
 
 pytestmark = pytest.mark.django_db
 
@@ -51,7 +52,7 @@ def test_a_restored_book_is_listed_again_with_its_entries(as_alice, store):
     assert store.lorebook_read(book)["entries"][0]["content"] == "Old."
 
 
-def test_a_live_item_in_the_way_is_not_replaced(as_alice, store):
+def test_a_live_item_in_the_way_is_not_replaced(client, alice, as_alice, store):
     background = _made_and_deleted(as_alice, "backgrounds")
     store.background_write(background, {"name": "Put back by hand", "owner": "alice"})
     refused = as_alice("post", f"/api/v1/backgrounds/{background}/restore")
@@ -60,6 +61,10 @@ def test_a_live_item_in_the_way_is_not_replaced(as_alice, store):
         f"A background with the id '{background}' is live again (restored already?): the "
         "deleted one stays in the trash.")
     assert store.background_read(background)["name"] == "Put back by hand"
+    chinese = client.post(f"/api/v1/backgrounds/{background}/restore",
+                          HTTP_ACCEPT_LANGUAGE="zh-hans", **bearer_auth(alice))
+    assert chinese.json()["error"]["message"] == (
+        f"编号为 '{background}' 的背景已经存在（已经恢复过了？）：删除的那份仍留在回收站里。")
 
 
 def test_a_persona_whose_name_is_taken_again_waits_and_says_so_in_chinese(client, alice,
