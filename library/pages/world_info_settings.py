@@ -86,9 +86,7 @@ def world_info_global_upload(request: HttpRequest) -> HttpResponse:
         messages.info(request, gettext("Read in all your chats now: %(books)s.") % {
             "books": ", ".join(book["name"] for book in result["chosen"])})
     if missing := result["missing"]:
-        names = ", ".join(missing[:MISSING_SHOWN])
-        if len(missing) > MISSING_SHOWN:
-            names += " " + gettext("and %(count)s more") % {"count": len(missing) - MISSING_SHOWN}
+        names = _cut(missing)
         messages.warning(request, gettext("Not in your library, so not chosen: %(names)s. "
                                           "Import these books, then this file again.") % {
             "names": names})

@@ -141,7 +141,11 @@ class AppendWatch:
                 self.broken = True
                 _known.pop(self.key, None)
                 return
-            self.known = _known[self.key] = Known(self.last, self.known.generation)
+            self.known = _known[self.key] = Known(self.last, self._generation_next())
+
+    def _generation_next(self) -> int:
+        """An append keeps what was parsed: the generation stays."""
+        return self.known.generation
 
     def lose(self) -> None:
         """A write failed or found the file changed: no longer known."""
@@ -162,14 +166,6 @@ class RewriteWatch(AppendWatch):
 
     generation: int | None = None
 
-    def after(self) -> None:
-        if self.broken:
-            return
-        self.last = self._stamp()
-        with _lock:
-            if self.last is None or _known.get(self.key) is not self.known:
-                self.broken = True
-                _known.pop(self.key, None)
-                return
-            self.generation = next(_generations)
-            self.known = _known[self.key] = Known(self.last, self.generation)
+    def _generation_next(self) -> int:
+        self.generation = next(_generations)
+        return self.generation
