@@ -30,6 +30,7 @@ from memory.keyword_index.sync import instance_keywords_sync
 from memory.selectors import recall_enabled
 from memory.vectors.fill import session_keywords_index
 from memory.vectors.index import MemoryIndex
+from memory.vectors.store_check import process_mark, store_check
 from memory.vectors.sync import instance_sync, instances_sync
 from personalab.lib.filestore.jsonfile import write_text_atomic
 from personalab.lib.filestore.store import FileStore
@@ -42,6 +43,10 @@ _indexes: dict[str, Any] = {}
 _index_lock = threading.Lock()
 _jobs: "queue.Queue[tuple[Any, tuple, dict]]" = queue.Queue()
 _worker: threading.Thread | None = None
+# Clear while the embedded store is checked at a server's start (memory/vectors/store_check.py):
+# nothing here opens it meanwhile.
+_store_checked = threading.Event()
+_store_checked.set()
 
 
 PROGRESS_FILE = ".memory_progress.json"
@@ -118,6 +123,7 @@ def index_for(store: FileStore):
                 _indexes[key] = MemoryIndex(chroma_url=settings.PERSONALAB_CHROMA_URL,
                                             keywords_path=keywords)
             else:
+                process_mark(chroma_path=Path(store.chroma_dir))
                 _indexes[key] = MemoryIndex(chroma_path=store.chroma_dir, keywords_path=keywords)
         return _indexes[key]
 
@@ -144,14 +150,42 @@ def index_renewed(store: FileStore) -> tuple[MemoryIndex, str]:
 
 
 def index_or_warning(store: FileStore) -> tuple[Any, dict | None]:
+    if not _store_checked.is_set():
+        return None, _recall_warning("the memory store is being checked")
     try:
         return index_for(store), None
     except Exception as exc:  # noqa: BLE001 — chat goes on without recall (SPEC §5)
         log.warning("memory index unavailable: %s", exc)
-        return None, {"type": "warning", "category": "recall_unavailable",
-                      "message": f"记忆检索不可用，本轮不使用历史回忆（{exc}）",
-                      "current_value": None, "threshold": None,
-                      "suggestion": "检查 Chroma 存储或 PERSONALAB_CHROMA_URL"}
+        return None, _recall_warning(str(exc))
+
+
+def _recall_warning(reason: str) -> dict:
+    return {"type": "warning", "category": "recall_unavailable",
+            "message": f"记忆检索不可用，本轮不使用历史回忆（{reason}）",
+            "current_value": None, "threshold": None,
+            "suggestion": "检查 Chroma 存储或 PERSONALAB_CHROMA_URL"}
+
+
+def store_check_start(store: FileStore) -> threading.Thread | None:
+    """Check the embedded store on a thread before this server uses it, and mend what is
+    damaged (memory/vectors/store_check.py); turns meanwhile go without recall, with the
+    recall_unavailable warning. Nothing for a Chroma server, or with recall off."""
+    if settings.PERSONALAB_CHROMA_URL or not recall_enabled(store):
+        return None
+    chroma_path = Path(store.chroma_dir)
+    _store_checked.clear()
+
+    def check() -> None:
+        try:
+            store_check(chroma_path=chroma_path)
+        except Exception:  # noqa: BLE001 — recall then fails as it would have, with its warning
+            log.exception("memory store check failed")
+        finally:
+            _store_checked.set()
+
+    thread = threading.Thread(target=check, name="memory-store-check", daemon=True)
+    thread.start()
+    return thread
 
 
 def forget_indexes() -> None:
@@ -295,6 +329,7 @@ def session_imported(store: FileStore, *, instance_id: str, session_id: str) -> 
 
 
 def _catch_up() -> None:
+    _store_checked.wait()
     store = get_store()
     if not recall_enabled(store):
         return

@@ -15,7 +15,7 @@ from django.conf import settings  # noqa: E402
 
 from chat.live.routing import websocket_urlpatterns  # noqa: E402
 from chat.services.index import instances_index_catch_up_start  # noqa: E402
-from memory.runtime import catch_up_start  # noqa: E402
+from memory.runtime import catch_up_start, store_check_start  # noqa: E402
 from personalab.body_limit import BodyLimit  # noqa: E402
 from personalab.daphne_request import daphne_requests_bound  # noqa: E402
 from personalab.lib.embedding.embeddings import engines_preload  # noqa: E402
@@ -35,6 +35,9 @@ from personalab.ws_origin import SameOriginValidator  # noqa: E402
 sys.setswitchinterval(settings.PERSONALAB_GIL_SWITCH_MS / 1000)
 
 daphne_requests_bound()
+# Before anything here opens the embedded Chroma store: one a kill -9 damaged aborted the server
+# in native code on its first search (memory/vectors/store_check.py).
+store_check_start(get_store())
 application = ProtocolTypeRouter(
     {
         "http": LoginPauseGuard(BodyLimit(VersionedStaticFilesHandler(django_asgi_app),

@@ -1,0 +1,148 @@
+"""A damaged embedded Chroma store must not stop the chat (docs/decisions/chroma-damaged-store.md).
+
+A segment damaged by a kill -9 mid-write made every search abort the server in native code,
+right after the player's line was written; the catch-up sync at start did too. So before a
+server's first use of the store (`store_check`):
+
+- the vector segments' file sizes are compared with their headers (milliseconds, every start;
+  personalab/lib/embedding/chroma_check.py);
+- when a process that had the store open stopped without closing it (its mark, written by
+  `process_mark` and removed at a clean exit, is still there), each collection is also opened
+  and searched once in a child process;
+- a collection found damaged either way is deleted and its segment folder moved aside (kept,
+  next to the store, for a look); the catch-up sync fills it in again from the files (a new
+  collection id makes memory/vectors/sync.py compare every session), recall going on meanwhile
+  with the keyword store and whatever is filled in.
+
+Not while another live process has the store open (its files may be half written that moment;
+the other process's own next start checks them). A Chroma server is not checked: its files are
+its own.
+"""
+
+from __future__ import annotations
+
+import atexit
+import fcntl
+import logging
+import os
+import socket
+import time
+from pathlib import Path
+
+from personalab.lib.embedding.chroma_check import (
+    collections_delete,
+    collections_probe,
+    segment_ids,
+    segments_damaged,
+)
+
+log = logging.getLogger(__name__)
+
+MARKS = "chroma_db.open"  # beside the store: one empty file per process that has it open
+ASIDE = "chroma_db.damaged"
+
+_marked: set[Path] = set()
+
+
+def _marks_dir(chroma_path: Path) -> Path:
+    return chroma_path.parent / MARKS
+
+
+def _mark_name(pid: int) -> str:
+    return f"{socket.gethostname()}.{pid}"
+
+
+def process_mark(*, chroma_path: Path) -> None:
+    """Note that this process has the embedded store at `chroma_path` open, until it exits
+    cleanly; a mark left behind means it was killed or crashed (maybe in Chroma's native code)."""
+    marks = _marks_dir(Path(chroma_path))
+    if marks in _marked:
+        return
+    _marked.add(marks)
+    mark = marks / _mark_name(os.getpid())
+    try:
+        marks.mkdir(parents=True, exist_ok=True)
+        mark.touch()
+    except OSError as exc:  # the check after a crash will not run; the cheap one still does
+        log.warning("memory store mark not written: %s", exc)
+        return
+    atexit.register(mark.unlink, missing_ok=True)
+
+
+def marks_read(*, chroma_path: Path) -> tuple[list[Path], list[Path]]:
+    """(marks of processes gone, marks of other live processes), this process's own left out.
+    A mark of another machine counts as live: its process cannot be asked."""
+    marks = _marks_dir(Path(chroma_path))
+    host, own = socket.gethostname(), _mark_name(os.getpid())
+    gone, live = [], []
+    try:
+        entries = sorted(marks.iterdir())
+    except FileNotFoundError:
+        return [], []
+    for mark in entries:
+        mark_host, _, pid = mark.name.rpartition(".")
+        if mark.name == own:
+            continue
+        if mark_host == host and pid.isdigit() and not _alive(int(pid)):
+            gone.append(mark)
+        else:
+            live.append(mark)
+    return gone, live
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+def store_check(*, chroma_path: Path) -> dict[str, str]:
+    """Check the embedded store before this process uses it, and mend what is damaged:
+    collection name -> what was wrong with it, for the collections deleted (to be filled in
+    again from the files). One process at a time (a lock file beside the store)."""
+    chroma_path = Path(chroma_path)
+    if not (chroma_path / "chroma.sqlite3").is_file():
+        return {}
+    with (chroma_path.parent / f"{MARKS}.lock").open("a") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        try:
+            gone, live = marks_read(chroma_path=chroma_path)
+            if live:
+                return {}
+            started = time.monotonic()
+            damaged = segments_damaged(chroma_path)
+            if gone:
+                log.warning("the memory store was left open by a process that stopped "
+                            "uncleanly; checking each collection in a child process")
+                others = [name for name in segment_ids(chroma_path) if name not in damaged]
+                damaged |= collections_probe(chroma_path, others)
+                log.warning("memory store checked in %.1f s: %s", time.monotonic() - started,
+                            ", ".join(damaged) + " damaged" if damaged else "no damage found")
+            if damaged:
+                collections_set_aside(chroma_path=chroma_path, damaged=damaged)
+            for mark in gone:
+                mark.unlink(missing_ok=True)
+            return damaged
+        finally:
+            fcntl.flock(lock, fcntl.LOCK_UN)
+
+
+def collections_set_aside(*, chroma_path: Path, damaged: dict[str, str]) -> Path:
+    """Delete the damaged collections, then move their segment folders (which Chroma leaves
+    behind) aside with why; the folder they were moved to."""
+    segments = segment_ids(chroma_path)
+    collections_delete(chroma_path, list(damaged))
+    aside = chroma_path.parent / ASIDE / time.strftime("%Y%m%d-%H%M%S")
+    aside.mkdir(parents=True, exist_ok=True)
+    for name, why in damaged.items():
+        if name in segments and (chroma_path / segments[name]).is_dir():
+            os.replace(chroma_path / segments[name], aside / name)
+        (aside / f"{name}.txt").write_text(f"{why}\n", encoding="utf-8")
+    log.warning("memory collections %s were damaged (%s): deleted, their files moved to %s; "
+                "they are filled in again from the files", ", ".join(damaged),
+                "; ".join(f"{name}: {why}" for name, why in damaged.items()), aside)
+    return aside

@@ -1,0 +1,130 @@
+"""A damaged embedded Chroma store found before a server uses it, set aside and deleted, so the
+chat goes on (memory/vectors/store_check.py, personalab/lib/embedding/chroma_check.py)."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import socket
+import struct
+import subprocess
+from pathlib import Path
+
+import chromadb
+import numpy as np
+from chromadb.api.shared_system_client import SharedSystemClient
+from chromadb.config import Settings
+
+from memory import runtime
+from memory.vectors import store_check
+from personalab.lib.embedding.chroma_check import segment_ids, segment_problem
+
+ELEMENT = 1676  # bytes per element of a 384-dimension segment, as hnswlib stores it
+
+
+def _segment(folder: Path, *, max_elements: int, count: int, stored: int,
+             lengths: int | None = None, version: int = 1) -> Path:
+    """Segment files as hnswlib persists them: a 100-byte header, then `stored` elements."""
+    folder.mkdir(parents=True)
+    header = struct.pack("<i6Qii3QdQ", version, 0, max_elements, count, ELEMENT, 1668, 132, 0, 0,
+                         16, 32, 16, 0.36, 100)
+    (folder / "header.bin").write_bytes(header)
+    (folder / "data_level0.bin").write_bytes(b"\0" * (ELEMENT * stored))
+    (folder / "length.bin").write_bytes(b"\0" * (4 * (stored if lengths is None else lengths)))
+    (folder / "link_lists.bin").write_bytes(b"")
+    return folder
+
+
+def test_segment_sizes_against_their_header(tmp_path):
+    assert segment_problem(_segment(tmp_path / "fine", max_elements=4096, count=3000,
+                                    stored=3000)) == ""
+    assert segment_problem(_segment(tmp_path / "new", max_elements=100, count=0,
+                                    stored=100)) == ""
+    assert segment_problem(tmp_path / "not_persisted_yet") == ""
+    # What the kill -9s left: the header (and its pickle) of an earlier flush, newer data.
+    assert segment_problem(_segment(tmp_path / "older_header", max_elements=4096, count=3251,
+                                    stored=19569)) == (
+        "data_level0.bin holds 19569 elements, header.bin 3251")
+    assert "length.bin holds 10 elements" in segment_problem(
+        _segment(tmp_path / "lengths", max_elements=4096, count=3000, stored=3000, lengths=10))
+    assert "inconsistent" in segment_problem(
+        _segment(tmp_path / "count", max_elements=100, count=200, stored=200))
+    assert segment_problem(_segment(tmp_path / "other_format", max_elements=4096, count=3251,
+                                    stored=19569, version=2)) == ""
+
+
+def test_marks_of_processes_gone_and_alive(tmp_path):
+    chroma = tmp_path / "chroma_db"
+    store_check.process_mark(chroma_path=chroma)
+    marks = tmp_path / store_check.MARKS
+    assert (marks / f"{socket.gethostname()}.{os.getpid()}").exists()
+    dead = subprocess.Popen(["true"])
+    dead.wait()
+    (marks / f"{socket.gethostname()}.{dead.pid}").touch()
+    (marks / f"{socket.gethostname()}.{os.getppid()}").touch()
+    gone, live = store_check.marks_read(chroma_path=chroma)
+    assert [m.name for m in gone] == [f"{socket.gethostname()}.{dead.pid}"]
+    assert [m.name for m in live] == [f"{socket.gethostname()}.{os.getppid()}"]
+
+
+def test_turns_wait_for_the_check_without_recall(store, settings):
+    settings.PERSONALAB_CHROMA_URL = ""
+    runtime._store_checked.clear()
+    try:
+        index, warning = runtime.index_or_warning(store)
+        assert index is None and warning["category"] == "recall_unavailable"
+        assert "being checked" in warning["message"]
+    finally:
+        runtime._store_checked.set()
+
+
+def _store_build(path: Path) -> None:
+    client = chromadb.PersistentClient(path=str(path),
+                                       settings=Settings(anonymized_telemetry=False))
+    rows = np.random.default_rng(7).normal(size=(2000, 384)).astype(np.float32)
+    for name in ("turns", "turns_minilm"):
+        collection = client.get_or_create_collection(
+            name, configuration={"hnsw": {"space": "cosine"}})
+        for start in range(0, 2000, 500):  # Chroma persists the segment every 1,000 adds
+            collection.add(ids=[f"t{i}" for i in range(start, start + 500)],
+                           embeddings=rows[start:start + 500])
+            if start == 1000 and name == "turns_minilm":
+                segment = path / segment_ids(path)[name]
+                shutil.copy(segment / "header.bin", path.parent / "older_header.bin")
+    SharedSystemClient.clear_system_cache()
+
+
+def test_a_damaged_store_is_set_aside_and_searched_again(tmp_path):
+    chroma = tmp_path / "event_library" / "chroma_db"
+    _store_build(chroma)
+    segments = segment_ids(chroma)
+    # turns_minilm: the header of an earlier flush (seen after kill -9s): its sizes tell.
+    shutil.copy(tmp_path / "event_library" / "older_header.bin",
+                chroma / segments["turns_minilm"] / "header.bin")
+    # turns: neighbour ids past the end, sizes intact: only a search tells, and it kills
+    # the process that runs it (a segfault in chromadb_rust_bindings).
+    data = chroma / segments["turns"] / "data_level0.bin"
+    elements = np.fromfile(data, dtype="<u4").reshape(-1, ELEMENT // 4)
+    elements[:, 1:33] = 0x7FFFFFF0
+    elements.tofile(data)
+    marks = tmp_path / "event_library" / store_check.MARKS
+    marks.mkdir()
+    (marks / f"{socket.gethostname()}.999999999").touch()  # a server that crashed
+
+    damaged = store_check.store_check(chroma_path=chroma)
+
+    assert damaged["turns_minilm"].startswith("data_level0.bin holds 2000 elements")
+    assert damaged["turns"] == "the check process died (signal 11)"
+    aside = next((tmp_path / "event_library" / store_check.ASIDE).iterdir())
+    assert sorted(p.name for p in aside.iterdir()) == [
+        "turns", "turns.txt", "turns_minilm", "turns_minilm.txt"]
+    assert list(marks.iterdir()) == []
+    client = chromadb.PersistentClient(path=str(chroma),
+                                       settings=Settings(anonymized_telemetry=False))
+    try:
+        assert {c.name for c in client.list_collections()} == set()
+        turns = client.get_or_create_collection("turns")
+        turns.add(ids=["a"], embeddings=[[0.1] * 384])
+        assert turns.query(query_embeddings=[[0.1] * 384], n_results=1)["ids"] == [["a"]]
+    finally:
+        SharedSystemClient.clear_system_cache()
