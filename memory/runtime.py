@@ -169,8 +169,9 @@ def _recall_warning(reason: str) -> dict:
 def store_check_start(store: FileStore) -> threading.Thread | None:
     """Check the embedded store on a thread before this server uses it, and mend what is
     damaged (memory/vectors/store_check.py); turns meanwhile go without recall, with the
-    recall_unavailable warning. Nothing for a Chroma server, or with recall off."""
-    if settings.PERSONALAB_CHROMA_URL or not recall_enabled(store):
+    recall_unavailable warning. Also with recall off (it may be turned on while the server
+    runs); nothing for a Chroma server."""
+    if settings.PERSONALAB_CHROMA_URL:
         return None
     chroma_path = Path(store.chroma_dir)
     _store_checked.clear()

@@ -133,9 +133,19 @@ def store_check(*, chroma_path: Path) -> dict[str, str]:
 
 def collections_set_aside(*, chroma_path: Path, damaged: dict[str, str]) -> Path:
     """Delete the damaged collections, then move their segment folders (which Chroma leaves
-    behind) aside with why; the folder they were moved to."""
+    behind) aside with why; the folder they were moved to. When they cannot be deleted, the
+    whole store is moved aside (as memory.runtime.index_renewed does with an unreadable one)."""
     segments = segment_ids(chroma_path)
-    collections_delete(chroma_path, list(damaged))
+    try:
+        collections_delete(chroma_path, list(damaged))
+    except Exception as exc:  # noqa: BLE001 — a store Chroma cannot delete from: all of it
+        aside = chroma_path.with_name(
+            f"{chroma_path.name}.unreadable-{time.strftime('%Y%m%d-%H%M%S')}")
+        os.replace(chroma_path, aside)
+        log.warning("memory collections %s were damaged and could not be deleted (%s): the "
+                    "whole store was moved to %s and is filled in again from the files",
+                    ", ".join(damaged), exc, aside)
+        return aside
     aside = chroma_path.parent / ASIDE / time.strftime("%Y%m%d-%H%M%S")
     aside.mkdir(parents=True, exist_ok=True)
     for name, why in damaged.items():

@@ -6,6 +6,7 @@ from __future__ import annotations
 import os
 import shutil
 import socket
+import sqlite3
 import struct
 import subprocess
 from pathlib import Path
@@ -17,7 +18,7 @@ from chromadb.config import Settings
 
 from memory import runtime
 from memory.vectors import store_check
-from personalab.lib.embedding.chroma_check import segment_ids, segment_problem
+from personalab.lib.embedding.chroma_check import HNSW_SEGMENT, segment_ids, segment_problem
 
 ELEMENT = 1676  # bytes per element of a 384-dimension segment, as hnswlib stores it
 
@@ -128,3 +129,44 @@ def test_a_damaged_store_is_set_aside_and_searched_again(tmp_path):
         assert turns.query(query_embeddings=[[0.1] * 384], n_results=1)["ids"] == [["a"]]
     finally:
         SharedSystemClient.clear_system_cache()
+
+
+def _store_fake(chroma: Path, segments: dict[str, dict]) -> None:
+    """chroma.sqlite3 with only what the size check reads, and each segment's files."""
+    chroma.mkdir(parents=True)
+    connection = sqlite3.connect(chroma / "chroma.sqlite3")
+    connection.executescript("CREATE TABLE collections (id TEXT, name TEXT);"
+                             "CREATE TABLE segments (id TEXT, type TEXT, scope TEXT,"
+                             " collection TEXT);")
+    for name, sizes in segments.items():
+        connection.execute("INSERT INTO collections VALUES (?, ?)", (f"c-{name}", name))
+        connection.execute("INSERT INTO segments VALUES (?, ?, 'VECTOR', ?)",
+                           (f"s-{name}", HNSW_SEGMENT, f"c-{name}"))
+        _segment(chroma / f"s-{name}", **sizes)
+    connection.commit()
+    connection.close()
+
+
+def test_a_store_whose_collections_cannot_be_deleted_is_moved_aside_whole(tmp_path, monkeypatch):
+    chroma = tmp_path / "chroma_db"
+    _store_fake(chroma, {"turns": {"max_elements": 4096, "count": 3251, "stored": 19569},
+                         "plots": {"max_elements": 100, "count": 0, "stored": 100}})
+
+    def undeletable(path, names):
+        raise RuntimeError("collections not deleted")
+
+    monkeypatch.setattr(store_check, "collections_delete", undeletable)
+    assert list(store_check.store_check(chroma_path=chroma)) == ["turns"]
+    assert not chroma.exists()
+    assert [p.name.split("-")[0] for p in tmp_path.iterdir() if p.is_dir()] == [
+        "chroma_db.unreadable"]
+
+
+def test_nothing_is_judged_while_another_live_process_has_the_store_open(tmp_path):
+    chroma = tmp_path / "chroma_db"
+    _store_fake(chroma, {"turns": {"max_elements": 4096, "count": 3251, "stored": 19569}})
+    marks = tmp_path / store_check.MARKS
+    marks.mkdir()
+    (marks / f"{socket.gethostname()}.{os.getppid()}").touch()  # mid-write, maybe
+    assert store_check.store_check(chroma_path=chroma) == {}
+    assert (chroma / "s-turns" / "header.bin").exists()

@@ -27,6 +27,7 @@ HEADER_SIZE = 100  # hnswlib's persisted header, version 1: an int, then 12 fiel
 HEADER_VERSION = 1
 HNSW_SEGMENT = "urn:chroma:segment/vector/hnsw-local-persisted"
 PROBE_MODULE = "personalab.lib.embedding.chroma_probe"
+PROJECT_ROOT = Path(__file__).resolve().parents[3]  # the child imports it from any cwd
 PROBE_SECONDS = 120.0
 OPENED = "(store)"  # the child's first "ok": it opened the store
 
@@ -131,8 +132,9 @@ def _probe_run(chroma_path: Path, args: list[str], seconds: float) -> tuple[dict
     """Run the child; the names it finished (-> "" when fine, or the error it caught; OPENED
     once it opened the store), and why it stopped early ("" when it did not)."""
     try:
-        result = subprocess.run([sys.executable, "-m", PROBE_MODULE, str(chroma_path), *args],
-                                capture_output=True, text=True, timeout=seconds, check=False)
+        result = subprocess.run(
+            [sys.executable, "-m", PROBE_MODULE, str(chroma_path.resolve()), *args],
+            cwd=PROJECT_ROOT, capture_output=True, text=True, timeout=seconds, check=False)
         output, code = result.stdout, result.returncode
         stopped = "" if code == 0 else (
             f"the check process died (signal {-code})" if code < 0
