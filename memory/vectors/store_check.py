@@ -25,7 +25,6 @@ import atexit
 import fcntl
 import logging
 import os
-import socket
 import time
 from pathlib import Path
 
@@ -38,7 +37,7 @@ from personalab.lib.embedding.chroma_check import (
 
 log = logging.getLogger(__name__)
 
-MARKS = "chroma_db.open"  # beside the store: one empty file per process that has it open
+MARKS = "chroma_db.open"  # beside the store: one file per process that has it open
 ASIDE = "chroma_db.damaged"
 
 _marked: set[Path] = set()
@@ -48,8 +47,16 @@ def _marks_dir(chroma_path: Path) -> Path:
     return chroma_path.parent / MARKS
 
 
-def _mark_name(pid: int) -> str:
-    return f"{socket.gethostname()}.{pid}"
+def process_started(pid: int) -> str:
+    """When the process `pid` started (clock ticks since boot, Linux), "" when it cannot be
+    read: with it a mark tells its process from a later one given the same pid (a container's
+    server is often pid 1 at every start)."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text(encoding="ascii", errors="replace")
+    except OSError:
+        return ""
+    fields = stat.rpartition(")")[2].split()
+    return fields[19] if len(fields) > 19 else ""
 
 
 def process_mark(*, chroma_path: Path) -> None:
@@ -59,10 +66,10 @@ def process_mark(*, chroma_path: Path) -> None:
     if marks in _marked:
         return
     _marked.add(marks)
-    mark = marks / _mark_name(os.getpid())
+    mark = marks / str(os.getpid())
     try:
         marks.mkdir(parents=True, exist_ok=True)
-        mark.touch()
+        mark.write_text(process_started(os.getpid()), encoding="ascii")
     except OSError as exc:  # the check after a crash will not run; the cheap one still does
         log.warning("memory store mark not written: %s", exc)
         return
@@ -70,22 +77,25 @@ def process_mark(*, chroma_path: Path) -> None:
 
 
 def marks_read(*, chroma_path: Path) -> tuple[list[Path], list[Path]]:
-    """(marks of processes gone, marks of other live processes), this process's own left out.
-    A mark of another machine counts as live: its process cannot be asked."""
+    """(marks of processes gone, marks of other live processes), this process's own left out;
+    a mark whose pid now names another process is of one gone."""
     marks = _marks_dir(Path(chroma_path))
-    host, own = socket.gethostname(), _mark_name(os.getpid())
     gone, live = [], []
     try:
         entries = sorted(marks.iterdir())
     except FileNotFoundError:
         return [], []
     for mark in entries:
-        mark_host, _, pid = mark.name.rpartition(".")
-        if mark.name == own:
+        try:
+            started = mark.read_text(encoding="ascii", errors="replace").strip()
+        except OSError:
+            continue  # removed meanwhile: a clean exit
+        if not mark.name.isdigit():
             continue
-        if mark_host == host and pid.isdigit() and not _alive(int(pid)):
+        pid = int(mark.name)
+        if not (_alive(pid) and (not started or started == process_started(pid))):
             gone.append(mark)
-        else:
+        elif pid != os.getpid():
             live.append(mark)
     return gone, live
 

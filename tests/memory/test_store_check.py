@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import os
 import shutil
-import socket
 import sqlite3
 import struct
 import subprocess
@@ -58,14 +57,19 @@ def test_marks_of_processes_gone_and_alive(tmp_path):
     chroma = tmp_path / "chroma_db"
     store_check.process_mark(chroma_path=chroma)
     marks = tmp_path / store_check.MARKS
-    assert (marks / f"{socket.gethostname()}.{os.getpid()}").exists()
+    assert (marks / str(os.getpid())).read_text() == store_check.process_started(os.getpid())
     dead = subprocess.Popen(["true"])
     dead.wait()
-    (marks / f"{socket.gethostname()}.{dead.pid}").touch()
-    (marks / f"{socket.gethostname()}.{os.getppid()}").touch()
+    (marks / str(dead.pid)).write_text("")
+    parent = marks / str(os.getppid())
+    parent.write_text(store_check.process_started(os.getppid()))
     gone, live = store_check.marks_read(chroma_path=chroma)
-    assert [m.name for m in gone] == [f"{socket.gethostname()}.{dead.pid}"]
-    assert [m.name for m in live] == [f"{socket.gethostname()}.{os.getppid()}"]
+    assert (gone, live) == ([marks / str(dead.pid)], [parent])
+    # The same pid, another process (a container's server is pid 1 at every start).
+    parent.write_text("1")
+    assert set(store_check.marks_read(chroma_path=chroma)[0]) == {marks / str(dead.pid), parent}
+    (marks / str(os.getpid())).write_text("1")
+    assert marks / str(os.getpid()) in store_check.marks_read(chroma_path=chroma)[0]
 
 
 def test_turns_wait_for_the_check_without_recall(store, settings):
@@ -110,7 +114,7 @@ def test_a_damaged_store_is_set_aside_and_searched_again(tmp_path):
     elements.tofile(data)
     marks = tmp_path / "event_library" / store_check.MARKS
     marks.mkdir()
-    (marks / f"{socket.gethostname()}.999999999").touch()  # a server that crashed
+    (marks / "999999999").touch()  # a server that crashed
 
     damaged = store_check.store_check(chroma_path=chroma)
 
@@ -167,6 +171,6 @@ def test_nothing_is_judged_while_another_live_process_has_the_store_open(tmp_pat
     _store_fake(chroma, {"turns": {"max_elements": 4096, "count": 3251, "stored": 19569}})
     marks = tmp_path / store_check.MARKS
     marks.mkdir()
-    (marks / f"{socket.gethostname()}.{os.getppid()}").touch()  # mid-write, maybe
+    (marks / str(os.getppid())).touch()  # mid-write, maybe
     assert store_check.store_check(chroma_path=chroma) == {}
     assert (chroma / "s-turns" / "header.bin").exists()
