@@ -86,14 +86,14 @@ def test_turns_wait_for_the_check_without_recall(store, settings):
 def _store_build(path: Path) -> None:
     client = chromadb.PersistentClient(path=str(path),
                                        settings=Settings(anonymized_telemetry=False))
-    rows = np.random.default_rng(7).normal(size=(2000, 384)).astype(np.float32)
+    rows = np.random.default_rng(7).normal(size=(400, 384)).astype(np.float32)
     for name in ("turns", "turns_minilm"):
-        collection = client.get_or_create_collection(
-            name, configuration={"hnsw": {"space": "cosine"}})
-        for start in range(0, 2000, 500):  # Chroma persists the segment every 1,000 adds
-            collection.add(ids=[f"t{i}" for i in range(start, start + 500)],
-                           embeddings=rows[start:start + 500])
-            if start == 1000 and name == "turns_minilm":
+        collection = client.get_or_create_collection(name, configuration={
+            "hnsw": {"space": "cosine", "sync_threshold": 100, "batch_size": 50}})
+        for start in range(0, 400, 100):  # the segment is persisted every 100 adds
+            collection.add(ids=[f"t{i}" for i in range(start, start + 100)],
+                           embeddings=rows[start:start + 100])
+            if start == 100 and name == "turns_minilm":
                 segment = path / segment_ids(path)[name]
                 shutil.copy(segment / "header.bin", path.parent / "older_header.bin")
     SharedSystemClient.clear_system_cache()
@@ -118,7 +118,7 @@ def test_a_damaged_store_is_set_aside_and_searched_again(tmp_path):
 
     damaged = store_check.store_check(chroma_path=chroma)
 
-    assert damaged["turns_minilm"].startswith("data_level0.bin holds 2000 elements")
+    assert damaged["turns_minilm"] == "data_level0.bin holds 400 elements, header.bin 200"
     assert damaged["turns"] == "the check process died (signal 11)"
     aside = next((tmp_path / "event_library" / store_check.ASIDE).iterdir())
     assert sorted(p.name for p in aside.iterdir()) == [
