@@ -13,8 +13,10 @@ def _quote(text: str) -> str:
 
 
 def chat_export_markdown(*, lines: list[dict[str, Any]], user_name: str, character_name: str,
-                         title: str) -> str:
-    parts = [f"# {title}", f"*{user_name} & {character_name}*"]
+                         title: str, cast: str | None = None) -> str:
+    """`character_name` heads the replies that carry no name of their own; `cast` (default: it)
+    is who the chat is with, a group's members."""
+    parts = [f"# {title}", f"*{user_name} & {cast or character_name}*"]
     for line in lines:
         content = (line.get("content") or "").strip()
         if line.get("type") == SUMMARY_TYPE:

@@ -52,11 +52,17 @@ def session_export(store: FileStore, *, instance_id: str, session_id: str,
     user_name = persona_effective(store, owner=state.get("owner"),
                                   persona_id=state.get("persona_id"))["name"]
     if fmt == "md":
+        cast = character_name
         if character is None and is_group(state):
-            character_name = members_title(members_of(store, state)) or character_name
+            cast = members_title(members_of(store, state)) or character_name
+            # Replies written before a second member joined carry no name: they are the solo
+            # character's, not the group's ("Lyra & Bram" headed each of them).
+            character_name = character_for_chat_optional(
+                store, state=state, character_id=unnamed_lines_by(state)).get(
+                    "name", character_name)
         text = chat_export_markdown(lines=lines, user_name=user_name,
-                                    character_name=character_name,
-                                    title=_markdown_title(state, character_name, session_id))
+                                    character_name=character_name, cast=cast,
+                                    title=_markdown_title(state, cast, session_id))
         return text.encode("utf-8"), "text/markdown; charset=utf-8"
     imported = read.metadata.get("imported")
     header = imported.get("header") if isinstance(imported, dict) else None

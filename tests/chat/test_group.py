@@ -11,6 +11,8 @@ import pytest
 from asgiref.sync import sync_to_async
 
 from chat.services.instances import instance_create
+from chat.services.members import instance_member_add
+from chat.services.session_export import session_export
 from library.character_services import character_save
 from personalab.lib.filestore.variables import session_variables_read
 from personalab.lib.letter_colours import letter_class
@@ -260,6 +262,22 @@ def test_a_group_is_named_after_all_its_members_on_the_home_list_the_chat_page_a
     solo = instance_create(store, owner=alice, character_id=character)
     solo_page = alice_client.get(f"/instances/{solo}/").content.decode()
     assert 'data-testid="chat-title" title="Alserqi">Alserqi</h1>' in solo_page
+
+
+async def test_a_chat_that_became_a_group_exports_its_earlier_replies_under_their_speaker(
+        alice, store, character, brenna, use_stub):
+    """The Markdown export headed each reply said before Brenna joined "Alserqi & Brenna"
+    (the lines carry no name of their own; the JSONL export named them Alserqi)."""
+    solo = await sync_to_async(instance_create)(store, owner=alice, character_id=character)
+    use_stub.script(Reply("我是Alserqi。"))
+    await turn_said(store, solo, "你是谁？")
+    await sync_to_async(instance_member_add)(store, user=alice, instance_id=solo,
+                                             character_id=brenna)
+    data, _ = await sync_to_async(session_export)(store, instance_id=solo,
+                                                  session_id="sess_001", fmt="md")
+    text = data.decode()
+    assert text.splitlines()[0] == "# Alserqi & Brenna · conversation 1"
+    assert "**Alserqi** (turn 1)\n\n我是Alserqi。" in text
 
 
 def test_each_members_persona_page_shows_its_own_pinned_prompt(alice_client, group, brenna):
