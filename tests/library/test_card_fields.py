@@ -209,6 +209,10 @@ def test_creator_notes_are_shown_on_the_chat_page(store, alice, alice_client):
     instance_id = instance_create(store, owner=alice, character_id=character_id)
     page = alice_client.get(f"/instances/{instance_id}/").content.decode()
     assert 'data-testid="creator-notes"' in page and "Creator&#x27;s note: tested" in page
+    # in 中文 it read 作者注释, the name of the author's note card further down the same drawer
+    zh = alice_client.get(f"/instances/{instance_id}/", HTTP_ACCEPT_LANGUAGE="zh-hans")
+    notes = zh.content.decode().split('data-testid="creator-notes"><summary>', 1)[1]
+    assert notes.split("</summary>", 1)[0] == "创作者备注"
 
 
 def test_the_prompt_inspector_says_where_each_card_field_went(store, alice, alice_client,
