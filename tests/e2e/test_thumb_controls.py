@@ -273,6 +273,8 @@ def test_the_chat_drawers_folds_open_from_a_thumb_sized_heading(thumb: Page, ser
     shut = folds.evaluate_all("els => els.map(e => e.closest('details').getBoundingClientRect().height)")
     sizes = {text.strip(): _box(fold) for text, fold in zip(folds.all_inner_texts(), folds.all())}
     assert len(sizes) >= 4
+    for export in ("jsonl", "md"):  # the export links were 18 px tall
+        sizes[export] = _box(page.locator(f"#drawer a[data-export={export}]"))
     assert {text: size for text, size in sizes.items() if size[1] < 44} == {}
     folds.first.click()  # a tap on the heading opens it
     assert folds.first.evaluate("s => s.closest('details').open")
