@@ -333,3 +333,17 @@ def test_the_personas_list_asks_only_for_avatars_that_exist(client, alice, store
     assert f"/library/personas/{pictured}/avatar" in page
     assert f"/library/personas/{plain}/avatar" not in page  # would be a 404 in the console
     assert client.get(f"/library/personas/{pictured}/avatar").status_code == 200
+
+
+def test_an_empty_home_points_a_sillytavern_newcomer_at_the_librarys_imports(client, bob, alice,
+                                                                          instance):
+    """A newcomer's first move is importing their cards; the empty home only said "Start one
+    below", where a picker held nothing of theirs."""
+    client.force_login(bob)
+    hint = 'data-testid="home-import-hint">'
+    home = client.get("/").content.decode()
+    assert 'in the <a href="/library/">Library</a>.' in home.split(hint, 1)[1].split("</p>", 1)[0]
+    zh = client.get("/", HTTP_ACCEPT_LANGUAGE="zh-hans").content.decode()
+    assert '在<a href="/library/">资料库</a>里导入' in zh.split(hint, 1)[1]
+    client.force_login(alice)  # a player with a chat has it listed instead
+    assert hint not in client.get("/").content.decode()
