@@ -225,6 +225,9 @@ def test_the_prompt_inspector_says_where_each_card_field_went(store, alice, alic
     assert 'id="card-fields"' in page
     assert "post_history_instructions</td><td>after the history" in page
     assert "creator_notes</td><td>shown to the player, never sent" in page
+    # no background, no outline: the director's row read "Outline point 1 · turns without
+    # progress 0 / 3" over "No valid marker (no outline)"
+    assert "Outline point" not in page and "The director added nothing" in page
 
 
 def test_the_settings_page_sets_the_prompt_post_processing(client, django_user_model, store):
