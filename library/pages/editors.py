@@ -7,6 +7,7 @@ from typing import Any
 
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
+from django.contrib.humanize.templatetags.humanize import intcomma
 from django.core.files.uploadedfile import UploadedFile
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
@@ -330,8 +331,10 @@ def background_remove(request: HttpRequest, background_id: str) -> HttpResponse:
 
 
 def _upload_imported(request: HttpRequest, missing: str, importer: Callable[[UploadedFile], str],
-                     page: str, key: str) -> HttpResponse:
-    """The uploaded file through `importer(upload)`; its page, or the library with why not."""
+                     page: str, key: str, *,
+                     said: Callable[[str], list[str]] | None = None) -> HttpResponse:
+    """The uploaded file through `importer(upload)`; its page, or the library with why not.
+    `said(item_id)`: sentences that follow "Imported …"."""
     upload = request.FILES.get("file")
     if upload is None:
         messages.error(request, missing)
@@ -348,6 +351,8 @@ def _upload_imported(request: HttpRequest, missing: str, importer: Callable[[Upl
             "name": upload.name, "error": refusal_words(str(exc))})
         return redirect("library")
     messages.info(request, gettext("Imported %(name)s.") % {"name": upload.name})
+    for sentence in said(item_id) if said else ():
+        messages.info(request, sentence)
     return redirect(page, **{key: item_id})
 
 
@@ -356,7 +361,23 @@ def _upload_imported(request: HttpRequest, missing: str, importer: Callable[[Upl
 def card_upload(request: HttpRequest) -> HttpResponse:
     return _upload_imported(
         request, gettext("Choose a card file (PNG or JSON) first."),
-        lambda upload: _card_imported(request, upload), "character_edit", "character_id")
+        lambda upload: _card_imported(request, upload), "character_edit", "character_id",
+        said=_card_books_said)
+
+
+def _card_books_said(character_id: str) -> list[str]:
+    """The lorebooks the card came with, by name: SillyTavern asks about a card's embedded
+    book; here it is imported and linked at once, and a newcomer went looking for it."""
+    store = get_store()
+    said = []
+    for lorebook_id in store.character_read(character_id).get("lorebook_ids") or []:
+        book = store.lorebook_read(lorebook_id)
+        count = len(book.get("entries") or [])
+        said.append(ngettext(
+            "Lorebook linked to this character: “%(name)s” (%(count)s entry).",
+            "Lorebook linked to this character: “%(name)s” (%(count)s entries).",
+            count) % {"name": book.get("name") or lorebook_id, "count": intcomma(count)})
+    return said
 
 
 def _card_imported(request: HttpRequest, upload: UploadedFile) -> str:

@@ -6,6 +6,7 @@ from __future__ import annotations
 import json
 
 import pytest
+from django.core.files.uploadedfile import SimpleUploadedFile
 
 from chat.history_manager.edits import reply_choose_alternative
 from chat.prompt.alternation import messages_alternate
@@ -213,6 +214,23 @@ def test_creator_notes_are_shown_on_the_chat_page(store, alice, alice_client):
     zh = alice_client.get(f"/instances/{instance_id}/", HTTP_ACCEPT_LANGUAGE="zh-hans")
     notes = zh.content.decode().split('data-testid="creator-notes"><summary>', 1)[1]
     assert notes.split("</summary>", 1)[0] == "创作者备注"
+
+
+def test_a_cards_upload_names_the_lorebook_it_came_with(alice_client):
+    """The page said only "Imported mira.json.": a SillyTavern player, asked there whether to
+    import a card's embedded book, went looking for it."""
+    book = {"name": "Drowned City", "entries": [
+        {"id": n, "keys": [key], "content": key, "enabled": True, "insertion_order": 100,
+         "extensions": {}} for n, key in enumerate(("clinic", "tide"))]}
+    upload = json.dumps(mira_card(character_book=book)).encode()
+    page = alice_client.post("/library/cards/upload", {"file": SimpleUploadedFile(
+        "mira.json", upload, content_type="application/json")}, follow=True).content.decode()
+    assert "Imported mira.json." in page
+    assert "Lorebook linked to this character: “Drowned City” (2 entries)." in page
+    zh = alice_client.post("/library/cards/upload", {"file": SimpleUploadedFile(
+        "mira.json", upload, content_type="application/json")}, follow=True,
+        HTTP_ACCEPT_LANGUAGE="zh-hans").content.decode()
+    assert "已关联到这个角色的世界书：“Drowned City”（2 个条目）。" in zh
 
 
 def test_the_prompt_inspector_says_where_each_card_field_went(store, alice, alice_client,
