@@ -11,7 +11,10 @@ export function composerWire() {
   form.addEventListener("submit", (e) => {
     e.preventDefault();
     const text = input.value;
-    if (!text.trim() || turn.busy) return;
+    if (turn.busy) return;
+    // SillyTavern's empty Send: the character speaks again, no line of the player's (it did
+    // nothing here, without a word).
+    if (!text.trim()) { send({type: "trigger"}); return; }
     if (/^\/imp(ersonate)?$/i.test(text.trim())) {  // SillyTavern's slash command
       input.value = "";
       impersonateStart();

@@ -166,6 +166,16 @@ def test_a_reply_streams_into_the_page(page: Page, server: Server) -> None:
     screenshot_take(page, "08_streamed")
     lines = server.session_lines(instance_id)
     assert lines[-1]["role"] == "assistant" and lines[-1]["content"] == LONG_REPLY
+    # Send with the box empty: the character speaks again, as in SillyTavern (it did nothing)
+    server.stub.script(Reply("And another thing."))
+    replies = page.locator("#messages .msg.assistant").count()
+    page.click("#send-button")
+    wait_until(page, "n => document.querySelectorAll('#messages .msg.assistant').length > n",
+               arg=replies)
+    turn_wait_done(page)
+    assert _assistant_texts(page)[-2:] == [LONG_REPLY.strip(), "And another thing."]
+    assert [line["role"] for line in server.session_lines(instance_id)[-3:]] == [
+        "user", "assistant", "assistant"]
     assert page.js_errors == []
 
 
