@@ -20,6 +20,7 @@ from django.core.management.base import BaseCommand
 from django.db import connections
 
 from chat.management.commands.bootstrap import OWN_ADMIN, admin_ensure, login_text
+from personalab.lib.process_age import process_age_seconds
 
 
 class Command(BaseCommand):
@@ -27,7 +28,8 @@ class Command(BaseCommand):
             "Daphne on HOST:PORT, all in one process.")
 
     def handle(self, *args, **options) -> None:
-        started = time.monotonic()
+        # From the process's start: Python's and Django's own start is part of the wait.
+        started = time.monotonic() - (process_age_seconds() or 0.0)
         self.stdout.write("Setting up the data folder (database, admin account, demo)…")
         call_command("migrate", interactive=False, verbosity=0)
         admin_found = admin_ensure()
