@@ -30,6 +30,7 @@ from tests.e2e.conftest import (
     turn_wait_done,
     wait_until,
 )
+from tests.e2e.page_api import api_call
 from tests.prepared_data import Prepared, prepared_copy
 
 if TYPE_CHECKING:
@@ -229,6 +230,17 @@ def test_a_phones_chat_header_is_one_line_and_its_menu_keeps_the_offline_mark(
                                 else "历史").is_visible()
         toggle = page.get_by_test_id("drawer-toggle").bounding_box()
         assert toggle["x"] + toggle["width"] <= width, (language, width)
+    # A long title (a group of three's "林梅 & Bram Holt & Lyra Vance") took a second line
+    long_name = "Lin Mei & Bram Holt & Lyra Vance"
+    api_call(page, server, "PUT", "/instances/inst_001", {"name": long_name})
+    try:
+        page.reload()
+        title = page.get_by_test_id("chat-title")
+        assert title.bounding_box()["height"] <= 30 and title.get_attribute("title") == long_name
+        assert page.locator(".chat-head").bounding_box()["height"] <= 90, language
+    finally:
+        api_call(page, server, "PUT", "/instances/inst_001", {"name": ""})
+        page.reload()
     # While the memory index catches up (a long import), the script says so after the links:
     # it was cut to "memory…" there. Shown as static/chat/memory.js shows it.
     page.evaluate("() => { const p = document.getElementById('index-progress'); p.hidden = false;"
