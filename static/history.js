@@ -116,18 +116,21 @@ function body(form, submitter) {
   if (kind === "edit") return {fingerprint: form.dataset.fingerprint, text: form.elements.text.value};
   if (kind === "hide") return {fingerprint: form.dataset.fingerprint, hidden: form.dataset.hidden === "1"};
   if (kind === "swipe") return {turn: Number(form.dataset.turn), alternative: Number(submitter.value)};
+  if (kind === "branch") return {index: Number(form.dataset.index), fingerprint: form.dataset.fingerprint};
   return undefined;
 }
 
 async function change(form, submitter) {
   const kind = form.dataset.api;
-  const method = {edit: "PUT", hide: "PUT", delete: "DELETE", swipe: "POST"}[kind];
+  const method = {edit: "PUT", hide: "PUT", delete: "DELETE", swipe: "POST", branch: "POST"}[kind];
   const address = kind === "delete"
     ? `${form.dataset.url}?${new URLSearchParams({fingerprint: form.dataset.fingerprint})}` : form.dataset.url;
   const row = form.closest(".history-row");
   const at = row && {index: Number(row.id.replace("line-", "")), removed: kind === "delete"};
   const r = await api(method, address, body(form, submitter));
   if (!r.ok) { show(await refusal(r), {error: true, at: at && {...at, removed: false}}); return; }
+  // A branch is the chat's new current session (an older one's too: the way back to it).
+  if (kind === "branch") { window.location.assign(form.dataset.chat); return; }
   const answer = await r.json();
   if (kind === "edit" && answer.changed === false) { await refresh(form.dataset.unchanged, {at}); return; }
   const done = kind === "swipe" ? form.dataset.done.replace("%(version)s", answer.version)

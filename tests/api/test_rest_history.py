@@ -88,6 +88,27 @@ def test_branch_makes_a_new_current_session_and_keeps_the_old(as_alice, store, c
     assert detail["current_session_id"] == "sess_002"
 
 
+def test_the_history_page_branches_an_older_session_the_way_back_to_it(as_alice, alice_client,
+                                                                      store, chatted):
+    """After a branch the old session could be read, not gone on with: its rows now have
+    Branch too, which makes the old line the chat's current one again."""
+    row = _rows(as_alice, chatted)["answer 1"]
+    as_alice("post", f"/api/v1/instances/{chatted}/sessions/sess_001/branch",
+             {"index": row["index"], "fingerprint": row["fingerprint"]})
+    page = alice_client.get(f"/instances/{chatted}/history/?session=sess_001").content.decode()
+    last = _rows(as_alice, chatted)["answer 2"]
+    branch = (f'<form data-api="branch" data-url="/api/v1/instances/{chatted}/sessions/'
+              f'sess_001/branch" data-index="{last["index"]}" '
+              f'data-fingerprint="{last["fingerprint"]}" data-chat="/instances/{chatted}/">')
+    assert branch in page
+    response = as_alice("post", f"/api/v1/instances/{chatted}/sessions/sess_001/branch",
+                        {"index": last["index"], "fingerprint": last["fingerprint"]})
+    assert response.status_code == 201 and response.json()["session_id"] == "sess_003"
+    detail = as_alice("get", f"/api/v1/instances/{chatted}").json()
+    assert detail["current_session_id"] == "sess_003"
+    assert list(_rows(as_alice, chatted, "sess_003")) == list(_rows(as_alice, chatted))
+
+
 def test_archive_moves_the_session_and_starts_a_fresh_one(as_alice, store, chatted):
     response = as_alice("post", f"/api/v1/instances/{chatted}/sessions/sess_001/archive")
     assert response.status_code == 200 and response.json()["current_session_id"] == "sess_002"

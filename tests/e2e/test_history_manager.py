@@ -58,7 +58,7 @@ def test_history_rows_on_a_phone_read_as_the_chat_with_one_menu_each(
     more.click()
     menu = page.get_by_test_id("history-menu")
     assert [item.inner_text() for item in menu.get_by_role("menuitem").all()] == \
-        ["Edit", "Hide", "Delete", "Inspect prompt"]
+        ["Edit", "Hide", "Delete", "Branch", "Inspect prompt"]
     page.keyboard.press("ArrowDown")
     page.keyboard.press("Escape")
     assert menu.count() == 0
@@ -109,6 +109,12 @@ def test_a_laptop_keeps_the_rows_buttons_and_renders_their_markdown(page: Page,
     assert row.locator(".actions button", has_text="Delete").is_visible()
     assert not row.get_by_test_id("history-more").is_visible()
     screenshot_take(page, "history_desktop", full_page=False)
+    # Branch from a row: the chat goes on from there in a new conversation (the way back to an
+    # older one after a branch, which could be read here but not gone on with)
+    row.get_by_test_id("branch").click()
+    page.wait_for_url(f"{server.url}/instances/{instance_id}/")
+    assert page.locator("[data-current-session]").inner_text() == "conversation 2"
+    assert page.locator("#messages .msg").last.inner_text().count("plan") >= 1
     assert page.js_errors == []
 
 
