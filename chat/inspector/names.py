@@ -20,6 +20,16 @@ from personalab.lib.worded_forms import form_named
 
 KEYS_SHOWN = 3  # an entry without a comment is named by its first few keys
 
+# A kept copy's file name holds when it was taken: history/sess_001.20261202T223007138372Z.jsonl
+_COPY_STAMP = re.compile(r"\.(\d{4})(\d\d)(\d\d)T(\d\d)(\d\d)(\d\d)\d*Z\.jsonl\Z")
+
+
+def copy_taken_at(source: object) -> str | None:
+    """When the copy a trace's messages were read from was kept (ISO, UTC), from its name:
+    the page says that time where it showed the file's path, an id to a player."""
+    match = _COPY_STAMP.search(source) if isinstance(source, str) else None
+    return "{}-{}-{}T{}:{}:{}Z".format(*match.groups()) if match else None
+
 # The template's sections (chat/prompt_templates/*.json) and those the turn adds around them.
 SECTION_NAMES = {
     "main_prompt": gettext_lazy("Main prompt"),

@@ -20,6 +20,7 @@ from chat.import_export.chat_formats import ChatFormatError
 from chat.import_export.refusal_words import chat_refusal_words
 from chat.inspector.names import (
     LoreNamer,
+    copy_taken_at,
     trace_chat_name,
     trace_lore_named,
     trace_sections_named,
@@ -450,6 +451,7 @@ def trace_page(request: HttpRequest, trace_id: str) -> HttpResponse:
         "trace": trace, "sections": sections, "budget": budget, "instance": row.instance,
         "recall_hits": recall_hits_named(trace, sources),
         "chat_name": trace_chat_name(store, row.instance_id), "lore_fired": lore_fired,
+        "copy_taken_at": copy_taken_at(trace.get("conversation_source")),
         "timings": trace_timings_named(trace.get("timings") or {}),
         "reasons": trace_reasons_named(trace, lore_fired),
         "notes": trace_notes_named(trace, trace_lore_named(store, lore.get("dropped") or []),

@@ -75,6 +75,18 @@ def test_the_trace_api_and_page_show_the_rebuilt_messages(alice_client, store, i
     assert body["messages"] == sent
     page = alice_client.get(f"/traces/{result.trace_id}/").content.decode()
     assert "灯塔的钥匙在我这里。" in page
+    # edited since: the page says when the copy it reads was kept, not its path (an id)
+    read = store.session_read(instance, "sess_001")
+    backup = store.session_rewrite(instance, "sess_001", [read.metadata, *[
+        dict(line, content="（改过了）") if line.get("role") == "user" else line
+        for line in read.lines]])
+    page = alice_client.get(f"/traces/{result.trace_id}/").content.decode()
+    stamp = backup.name.split(".")[1]
+    when = f"{stamp[:4]}-{stamp[4:6]}-{stamp[6:8]}T{stamp[9:11]}:{stamp[11:13]}:{stamp[13:15]}Z"
+    assert f'read from the copy kept before that edit, at <time datetime="{when}">' in page
+    assert "history/sess_" not in page and "灯塔的钥匙在我这里。" in page
+    zh = alice_client.get(f"/traces/{result.trace_id}/", HTTP_ACCEPT_LANGUAGE="zh-hans")
+    assert f'读自修改前保留的副本（<time datetime="{when}">' in zh.content.decode()
 
 
 def test_the_lines_hash_is_the_one_older_traces_recorded():
