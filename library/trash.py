@@ -10,9 +10,12 @@ has a live one of the same name (the name is what `{{user}}` and SillyTavern kno
 from __future__ import annotations
 
 from collections.abc import Callable
+from datetime import UTC, datetime
+from pathlib import Path
 from typing import Any
 
 from django.conf import settings
+from django.contrib.auth import get_user_model
 from django.utils.translation import gettext_noop
 
 from library.errors import LibraryConflict, LibraryNotFound
@@ -56,12 +59,22 @@ def trash_listed(store: FileStore, *, user, kind: str | None = None) -> list[dic
         mine = 0
         for kept in store.trash_listed(f"{each}s"):
             note = store.trash_note(f"{each}s", kept.path)
-            if item_can_change(note, user):
+            if item_can_change(note, user) and _owner_was_there(note, kept.path):
                 listed.append(_shown(each, kept, note))
                 mine += 1
                 if mine == LISTED_MAX:
                     break
     return listed
+
+
+def trash_offered(store: FileStore, *, kind: str, item_id: str, user) -> dict[str, Any] | None:
+    """The item just deleted, while the trash holds it for `user` and nothing took its id:
+    the note (owner, name, when) a page offers it back with; None otherwise."""
+    kept = store.trash_kept(f"{kind}s", item_id)
+    if kept is None or store.item_live(f"{kind}s", item_id):
+        return None
+    note = store.trash_note(f"{kind}s", kept)
+    return note if item_can_change(note, user) and _owner_was_there(note, kept) else None
 
 
 def _shown(kind: str, kept: Kept, note: dict[str, Any]) -> dict[str, Any]:
@@ -77,7 +90,7 @@ def item_restore(store: FileStore, *, kind: str, item_id: str, user) -> dict[str
     folders = f"{kind}s"
     kept = store.trash_kept(folders, item_id)
     item = _kept_item(store, folders, kept) if kept is not None else None
-    if item is None or not item_can_change(item, user):
+    if item is None or not item_can_change(item, user) or not _owner_was_there(item, kept):
         raise LibraryNotFound(NOT_IN_TRASH % {"kind": kind, "id": item_id})
     if store.item_live(folders, item_id):
         raise RestoreRefused(ID_LIVE, {"kind": kind, "id": item_id})
@@ -91,6 +104,22 @@ def item_restore(store: FileStore, *, kind: str, item_id: str, user) -> dict[str
     _restored_fix(store, kind, item_id, item)
     INDEX[kind](store, item_id)
     return {"kind": kind, "id": item_id, "name": name or item_id}
+
+
+def _owner_was_there(item: dict[str, Any], kept: Path) -> bool:
+    """The trash names the owner by username only, and an account that owns nothing (its
+    items deleted) may be deleted or renamed and its name given again: the owner must be an
+    account that existed when the item was deleted, so a newcomer of that name never sees or
+    restores the old account's private things."""
+    owner = item.get("owner")
+    if not owner:
+        return True
+    try:  # the stamp the delete named the kept folder with
+        deleted = datetime.strptime(kept.name.partition(".")[2].removesuffix(".restoring"),
+                                    "%Y%m%dT%H%M%S%fZ").replace(tzinfo=UTC)
+    except ValueError:
+        return False
+    return get_user_model().objects.filter(username=owner, date_joined__lte=deleted).exists()
 
 
 def _kept_item(store: FileStore, folders: str, kept) -> dict[str, Any] | None:

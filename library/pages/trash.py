@@ -15,8 +15,7 @@ from django.utils.translation import gettext, gettext_lazy, pgettext
 from django.views.decorators.http import require_GET, require_POST
 
 from library.errors import LibraryNotFound
-from library.selectors import item_can_change
-from library.trash import KINDS, RestoreRefused, item_restore, trash_listed
+from library.trash import KINDS, RestoreRefused, item_restore, trash_listed, trash_offered
 from personalab.lib.errors import LimitReached
 from personalab.lib.ids import InvalidId
 from personalab.limit_words import error_words
@@ -71,13 +70,10 @@ def restore_offer(request: HttpRequest, kinds: tuple[str, ...]) -> dict[str, str
     if not item_id or kind not in kinds:
         return None
     try:
-        kept = store.trash_kept(f"{kind}s", item_id)
-        if kept is None or store.item_live(f"{kind}s", item_id):
-            return None
+        note = trash_offered(store, kind=kind, item_id=item_id, user=request.user)
     except InvalidId:
         return None
-    note = store.trash_note(f"{kind}s", kept)
-    if not item_can_change(note, request.user):
+    if note is None:
         return None
     return {"kind": kind, "id": item_id, "name": note.get("name") or item_id,
             "action": f"{kind}_restore"}
