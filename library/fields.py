@@ -19,6 +19,9 @@ MAX_TEXT = 20000
 MAX_CARD_TEXT = 1_000_000
 MAX_TAGS = 1000
 MAX_TAG_CHARS = 200
+# Tag separators in a text (or items in a list) past which it surely holds more than MAX_TAGS:
+# refused before it is split.
+TAG_PARTS_MAX = 10 * MAX_TAGS
 MAX_NAME_CHARS = 200  # a name written here (a character's, a lorebook's)
 # Card fields the character editor shows besides name, persona and greeting.
 CARD_TEXT_FIELDS = ("system_prompt", "post_history_instructions", "mes_example",
@@ -51,6 +54,9 @@ def clean_tags(value: Any) -> list[str]:
     """Tags kept as given; a string is split on commas (one tag per line if it has lines)."""
     if value is None:
         return []
+    problem = f"at most {MAX_TAGS} tags of at most {MAX_TAG_CHARS} characters each"
+    if isinstance(value, str) and value.count("\n" if "\n" in value else ",") >= TAG_PARTS_MAX:
+        raise LibraryError(f"tags: {problem}", {"tags": problem})  # never split
     if isinstance(value, str):
         value = value.splitlines() if "\n" in value else value.split(",")
         value = [tag.strip() for tag in value]
@@ -58,7 +64,6 @@ def clean_tags(value: Any) -> list[str]:
         raise LibraryError("tags must be a list of text", {"tags": "must be a list of text"})
     tags = [tag for tag in value if tag.strip()]
     if len(tags) > MAX_TAGS or any(len(tag) > MAX_TAG_CHARS for tag in tags):
-        problem = f"at most {MAX_TAGS} tags of at most {MAX_TAG_CHARS} characters each"
         raise LibraryError(f"tags: {problem}", {"tags": problem})
     return tags
 

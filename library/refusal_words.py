@@ -27,6 +27,8 @@ FORMS: Forms = [
      gettext_lazy("the field “%(field)s” must be text")),
     (re.compile(r"field '(?P<field>[^']{1,200})' must be a list of text"),
      gettext_lazy("the field “%(field)s” must be a list of text")),
+    (re.compile(r"at most (?P<count>\d{1,6}) tags of at most (?P<limit>\d{1,6}) characters each"),
+     gettext_lazy("at most %(count)s tags of at most %(limit)s characters each")),
     (re.compile(r"'data' must be an object"), gettext_lazy("“data” must be an object")),
     (re.compile(r"expected a JSON object"), gettext_lazy("it must be a JSON object")),
     (re.compile(r"'character_book\.entries' must be a list"),

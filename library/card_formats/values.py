@@ -7,6 +7,7 @@ import unicodedata
 from typing import Any
 
 from library.errors import CardError
+from library.fields import MAX_TAG_CHARS, MAX_TAGS, TAG_PARTS_MAX
 
 
 def card_text(value: Any, field: str) -> str:
@@ -33,6 +34,12 @@ def card_text_list(value: Any, field: str) -> list[str]:
     """A list of text: an empty value of any type is none, one text is a list of it (tags
     are split on commas, as SillyTavern's tag box does), null items are dropped; a number or
     an object is refused naming the field."""
+    if field == "tags" and (value.count(",") if isinstance(value, str) else len(value)
+                            if isinstance(value, list) else 0) >= TAG_PARTS_MAX:
+        # A 10 MB card's "a,a,a…" was 5 million tags, each checked and the card copied with
+        # them (2.8 s of CPU on a thread every page shares) before the save refused them.
+        raise CardError(f"card JSON is invalid: tags: at most {MAX_TAGS} tags of at most "
+                        f"{MAX_TAG_CHARS} characters each", "data.tags")
     if isinstance(value, str):
         parts = [part.strip() for part in value.split(",")] if field == "tags" else [value]
         return [part for part in parts if part.strip()]

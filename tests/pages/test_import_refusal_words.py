@@ -130,3 +130,10 @@ def test_each_charx_refusal_has_its_chinese_words(message, words):
     with translation.override("zh-hans"):
         assert refusal_words(message) == words
     assert refusal_words(message) == message  # English as raised
+
+
+def test_a_card_of_too_many_tags_is_refused_in_chinese(alice_client):
+    card = b'{"name": "V1", "description": "", "first_mes": "", "tags": "' + b"a," * 10_000 + b'"}'
+    page = _refusal(alice_client, "/library/cards/upload", "tags.json", card, "zh-CN")
+    assert "无法导入 tags.json：角色卡的 JSON 无效：tags: " in page
+    assert "at most 1000 tags" not in page and not Character.objects.exists()
