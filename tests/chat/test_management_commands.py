@@ -4,6 +4,9 @@
 from __future__ import annotations
 
 import io
+import os
+import subprocess
+from pathlib import Path
 
 import pytest
 
@@ -74,3 +77,16 @@ def test_the_chat_command_answers_as_the_speaker_asked_for(store, alice, charact
     replies = [m for m in store.session_read(group, "sess_001").messages
                if m["role"] == "assistant" and m.get("turn", 0) > 0]
     assert [m["speaker"] for m in replies] == [brenna]
+
+
+@pytest.mark.parametrize("environment, arguments, served", [
+    ({"HOST": "0.0.0.0"}, [], "HOST=127.0.0.1 "), ({}, ["HOST=0.0.0.0"], "HOST=0.0.0.0 ")])
+def test_make_run_serves_another_address_only_when_told_on_its_command_line(
+        environment, arguments, served):
+    # `HOST ?=` took the environment's: tcsh sets HOST to the machine's name, some container
+    # images to 0.0.0.0, and make run served the chat to the network unasked.
+    root = Path(__file__).resolve().parents[2]
+    planned = subprocess.run(["make", "-n", "run", *arguments], cwd=root, check=True,
+                             capture_output=True, text=True,
+                             env={**os.environ, **environment}).stdout
+    assert served in next(line for line in planned.splitlines() if "manage.py serve" in line)
