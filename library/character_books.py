@@ -8,6 +8,7 @@ character of that name (SillyTavern names a character's avatar file after it: "N
 from __future__ import annotations
 
 from collections.abc import Container
+from pathlib import Path
 from typing import Any
 
 from django.utils.translation import gettext as _
@@ -17,8 +18,10 @@ from library.errors import LibraryError
 from library.lore.st_settings import GLOBAL_NAMES_MAX, settings_world_info
 from library.models import Character
 from library.selectors import lorebooks_named
+from personalab.lib.filestore.cache import FileParseCache
+from personalab.lib.filestore.jsonfile import read_json
 from personalab.lib.filestore.store import FileStore
-from personalab.lib.store_errors import CorruptFile, MissingFile
+from personalab.lib.store_errors import StoreError
 
 LINKS_MAX = 1000
 # Distinct book names a file may link, as many as it may select for every chat: 200,000 took
@@ -82,16 +85,37 @@ def _refusal(avatar: str, own: dict[str, list[str]]) -> str | None:
              "page.") % {"name": _shown(base)}
 
 
+# What an import reads of each of the account's characters (its st_avatar, name and books), kept
+# while its file is the same: every upload read every file of the account whole (5,000
+# characters of 1 MB: about 15 s of CPU each time, on a thread every page shares).
+SUMMARIES: FileParseCache[tuple[str, str, tuple[str, ...]]] = FileParseCache(max_files=20_000)
+
+
+def _summary(store: FileStore, character_id: str) -> tuple[str, str, tuple[str, ...]]:
+    """(st_avatar, name, linked book ids) of a character; StoreError, OSError or ValueError
+    when its file cannot be read."""
+    return SUMMARIES.get(store.character_dir(character_id) / "definition.json", _summary_read)
+
+
+def _summary_read(path: Path) -> tuple[str, str, tuple[str, ...]]:
+    definition = read_json(path, what="character")
+    if not isinstance(definition, dict):
+        raise ValueError("not a character")
+    avatar, name = definition.get("st_avatar"), definition.get("name")
+    return (avatar if isinstance(avatar, str) else "", name if isinstance(name, str) else "",
+            tuple(i for i in definition.get("lorebook_ids") or [] if isinstance(i, str)))
+
+
 def _avatar_files(store: FileStore, own: dict[str, list[str]]) -> dict[str, list[str]]:
     """The account's characters by the SillyTavern avatar file their card came in
     ("Seraphina1", "default_Seraphina"), which tells apart what their names cannot."""
     files: dict[str, list[str]] = {}
     for character_id in (i for ids in own.values() for i in ids):
         try:
-            avatar = store.character_read(character_id).get("st_avatar")
-        except (MissingFile, CorruptFile):  # told by its name, as before
+            avatar = _summary(store, character_id)[0]
+        except (StoreError, OSError, ValueError):  # told by its name, as before
             continue
-        if isinstance(avatar, str) and avatar:
+        if avatar:
             files.setdefault(avatar, []).append(character_id)
     return files
 
@@ -124,13 +148,13 @@ def character_books_from_settings(store: FileStore, *, user, data: bytes) -> dic
             missing_characters.append(_shown(avatar))
             continue
         missing_books += [_shown(book) for book in books if book not in named]
-        definition = store.character_read(character_id)
-        current = [i for i in definition.get("lorebook_ids") or [] if isinstance(i, str)]
+        _, name, kept = _summary(store, character_id)
+        current = list(kept)
         ids = list(dict.fromkeys([*current, *(named[b] for b in books if b in named)]))
         if ids != current:
+            definition = store.character_read(character_id)
             character_save(store, data={**definition, "lorebook_ids": ids},
                            character_id=character_id, user=user)
-        linked.append({"character_id": character_id, "name": definition.get("name", ""),
-                       "lorebook_ids": ids})
+        linked.append({"character_id": character_id, "name": name, "lorebook_ids": ids})
     return {"linked": linked, "missing_characters": missing_characters,
             "missing_books": list(dict.fromkeys(missing_books)), "refused": refused}
