@@ -117,8 +117,12 @@ def world_info_character_books_upload(request: HttpRequest) -> HttpResponse:
         messages.warning(request, gettext("Not in your library, so not linked: %(names)s. "
                                           "Import these books, then this file again.") % {
             "names": _cut(missing)})
-    for item in result["refused"]:
-        messages.warning(request, f"{item['file']}: {item['reason']}")
+    refused = result["refused"]
+    for number, item in enumerate(refused[:MISSING_SHOWN], start=1):
+        # One line each up to MISSING_SHOWN: 1,000 refused files drew 1,000 (a 500 KB page).
+        more = (" " + gettext("and %(count)s more") % {"count": len(refused) - MISSING_SHOWN}
+                if number == MISSING_SHOWN and len(refused) > MISSING_SHOWN else "")
+        messages.warning(request, f"{item['file']}: {item['reason']}{more}")
     return redirect("library")
 
 

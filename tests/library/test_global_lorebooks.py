@@ -307,3 +307,12 @@ def test_the_library_page_imports_the_characters_extra_books_as_the_api_does(
     assert "已为这些角色关联额外的世界书：Alserqi。" in shown
     assert "不在你的资料库中，所以没有关联：Elsewhere。" in shown and "Nobody.png" in shown
     assert store.character_read(character)["lorebook_ids"] == [own]
+
+
+def test_the_library_page_lists_at_most_twenty_refused_charlore_files(alice_client, character):
+    # Each refused file was a line of its own: 1,000 of them drew a 500 KB page.
+    data = json.dumps({"world_info": {"charLore": [
+        {"name": f"Alserqi{n}.png", "extraBooks": ["Harbour"]} for n in range(1, 1001)]}}).encode()
+    page = alice_client.post("/library/world-info/character-books", {
+        "file": SimpleUploadedFile("settings.json", data)}, follow=True).content.decode()
+    assert page.count("SillyTavern numbers the file") == 20 and "and 980 more" in page
