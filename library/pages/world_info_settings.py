@@ -105,7 +105,7 @@ def world_info_character_books_upload(request: HttpRequest) -> HttpResponse:
         return redirect("library")
     if result["linked"]:
         messages.info(request, gettext("Extra lorebooks linked to: %(names)s.") % {
-            "names": ", ".join(item["name"] for item in result["linked"])})
+            "names": _cut([item["name"] for item in result["linked"]])})
     elif not (result["missing_characters"] or result["refused"]):
         messages.info(request, gettext("This settings.json gives no character extra "
                                        "lorebooks; nothing changed."))

@@ -316,3 +316,17 @@ def test_the_library_page_lists_at_most_twenty_refused_charlore_files(alice_clie
     page = alice_client.post("/library/world-info/character-books", {
         "file": SimpleUploadedFile("settings.json", data)}, follow=True).content.decode()
     assert page.count("SillyTavern numbers the file") == 20 and "and 980 more" in page
+
+
+def test_the_library_page_names_at_most_twenty_characters_the_charlore_file_linked(
+        alice_client, store, alice):
+    _book(store, alice)
+    for n in range(25):
+        character_save(store, data={"name": f"Keeper {n}", "base_persona": "", "greeting": ""},
+                       user=alice)
+    data = json.dumps({"world_info": {"charLore": [
+        {"name": f"Keeper {n}.png", "extraBooks": ["Harbour"]} for n in range(25)]}}).encode()
+    page = alice_client.post("/library/world-info/character-books", {
+        "file": SimpleUploadedFile("settings.json", data)}, follow=True).content.decode()
+    said = page[page.index('<ul class="flash">'):].split("</ul>")[0]
+    assert "Keeper 19 and 5 more." in said and "Keeper 20" not in said
