@@ -70,6 +70,7 @@ from library.refusal_words import refusal_words
 from personalab.lib.config_schema import count_coerced
 from personalab.lib.errors import LimitReached
 from personalab.lib.ids import InvalidId
+from personalab.lib.store_errors import MissingFile
 from personalab.storage import get_store
 
 
@@ -230,10 +231,13 @@ def _story_start_choices(request: HttpRequest, character_id: str | None) -> dict
 def _name_before_delete(store, kind: str, item_id: str) -> str:
     """What the player calls the item they delete (read before it moves to the trash; the
     message is shown only once the delete, with its access check, went through)."""
-    folder = store.character_dir(item_id) if kind == "character" else store.background_dir(item_id)
-    if not folder.is_dir():
+    try:
+        item = (store.character_read(item_id) if kind == "character"
+                else store.background_read(item_id))
+    except MissingFile:
+        # A deleted item's folder stays, empty: the delete's own check answers 404, as for an
+        # id never used (the missing file's message told anyone the id had been an item).
         return item_id
-    item = store.character_read(item_id) if kind == "character" else store.background_read(item_id)
     return item.get("name") or item_id
 
 

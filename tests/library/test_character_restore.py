@@ -6,6 +6,7 @@ from __future__ import annotations
 import pytest
 from django.test import Client
 
+from library.background_services import background_delete, background_save
 from library.character_services import character_delete, character_save
 from library.models import Character
 
@@ -54,3 +55,20 @@ def test_the_restore_form_needs_its_csrf_token(store, alice):
     client.force_login(alice)
     assert client.post(f"/library/characters/{kept}/restore").status_code == 403
     assert kept not in store.character_ids()
+
+
+@pytest.mark.parametrize("kind", ["characters", "backgrounds"])
+def test_deleting_a_deleted_id_answers_as_an_id_never_used(store, alice, bob, kind):
+    # Its folder stays, empty: the delete read its missing file first, and anyone's POST got
+    # "… is missing: data/characters/char_diary/definition.json" instead of the 404 of an id
+    # never used, which told that a character of that name had been made and deleted.
+    if kind == "characters":
+        gone = _private(store, alice)
+        character_delete(store, character_id=gone, user=alice)
+    else:
+        gone = background_save(store, data={"name": "Diary", "world_setting": ""}, user=alice)
+        background_delete(store, background_id=gone, user=alice)
+    client = Client()
+    client.force_login(bob)
+    assert client.post(f"/library/{kind}/{gone}/delete").status_code == 404
+    assert client.post(f"/library/{kind}/never_made/delete").status_code == 404
