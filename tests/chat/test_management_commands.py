@@ -90,3 +90,18 @@ def test_make_run_serves_another_address_only_when_told_on_its_command_line(
                              capture_output=True, text=True,
                              env={**os.environ, **environment}).stdout
     assert served in next(line for line in planned.splitlines() if "manage.py serve" in line)
+
+
+@pytest.mark.django_db
+def test_the_start_message_stops_showing_the_first_admin_password_once_it_is_changed(
+        data_dir, django_user_model):
+    # make run printed the first password at every start, also after the admin changed it.
+    from chat.management.commands.bootstrap import admin_ensure, login_text
+
+    assert admin_ensure()
+    password = (data_dir / ".admin_password").read_text().strip()
+    assert password in login_text()
+    admin = django_user_model.objects.get(username="admin")
+    admin.set_password("a-new-one-of-their-own")
+    admin.save()
+    assert password not in login_text() and "the password you gave it" in login_text()

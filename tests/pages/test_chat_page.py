@@ -13,6 +13,7 @@ from django.templatetags.static import static
 
 from chat.history_manager.base import line_fingerprint
 from chat.management.commands import serve
+from chat.management.commands.bootstrap import login_text
 from chat.selectors import CHAT_PAGE_SIZE, recap_next_due
 
 pytestmark = pytest.mark.django_db
@@ -201,7 +202,7 @@ def test_the_start_message_names_the_port_make_run_serves_on(data_dir, settings)
     assert "Open http://127.0.0.1:8123/ and log in as  admin / " in out.getvalue()
     # `make run` (manage.py serve) says it once the server listens, last on the console.
     ready = StringIO()
-    serve.Command(stdout=ready)._ready(time.monotonic())
+    serve.Command(stdout=ready)._ready(time.monotonic(), login_text())
     assert "PersonaLab is ready" in ready.getvalue()
     assert "Open http://127.0.0.1:8123/ and log in as  admin / " in ready.getvalue()
 

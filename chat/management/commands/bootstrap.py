@@ -1,5 +1,6 @@
 from __future__ import annotations
 
+import hashlib
 import secrets
 
 from django.conf import settings
@@ -29,7 +30,7 @@ def admin_ensure() -> bool:
     password = secrets.token_urlsafe(12)
     admin = User.objects.filter(username="admin").first()
     if admin is None:
-        User.objects.create_superuser("admin", "", password)
+        admin = User.objects.create_superuser("admin", "", password)
     elif not admin.has_usable_password():
         # `reindex` on a fresh database recreated the owner the files name ("admin", the
         # demo's) without a password: this is the first admin coming back.
@@ -42,6 +43,8 @@ def admin_ensure() -> bool:
     password_file.parent.mkdir(parents=True, exist_ok=True)
     password_file.write_text(password + "\n")
     password_file.chmod(0o600)
+    _stamp_file().write_text(_hash_stamp(admin.password) + "\n")
+    _stamp_file().chmod(0o600)
     return True
 
 
@@ -51,6 +54,13 @@ def login_text() -> str:
     password_file = _password_file()
     if not password_file.exists():
         return f"\n  Open {address} and log in with your existing admin account.\n"
+    stamp = _stamp_file()
+    if stamp.exists() and stamp.read_text().strip() != _hash_stamp(
+            get_user_model().objects.filter(username="admin")
+            .values_list("password", flat=True).first() or ""):
+        # Changed in /admin/ since: the file's password is no longer the admin's, and printing
+        # it at every start only misleads (or shows an old one that may still be used elsewhere).
+        return f"\n  Open {address} and log in as admin with the password you gave it.\n"
     password = password_file.read_text().strip()
     return (f"\n  Open {address} and log in as  admin / {password}"
             f"\n  (password kept in {password_file}; change it in /admin/)\n")
@@ -58,3 +68,13 @@ def login_text() -> str:
 
 def _password_file():
     return settings.PERSONALAB_DATA_DIR / ".admin_password"
+
+
+def _stamp_file():
+    """A digest of the admin's stored password hash when the password was made: a different
+    one says it was changed since (the hash itself is costly to check against the password)."""
+    return settings.PERSONALAB_DATA_DIR / ".admin_password.stamp"
+
+
+def _hash_stamp(stored: str) -> str:
+    return hashlib.sha256(stored.encode()).hexdigest()

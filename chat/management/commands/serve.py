@@ -40,15 +40,17 @@ class Command(BaseCommand):
         call_command("reindex", stdout=self.stdout)
         if not admin_found:
             self.stdout.write(OWN_ADMIN)
+        # Read now: this thread becomes the event loop's, where the ORM refuses.
+        login = login_text()
         # The set-up's connections belong to this thread, which becomes the event loop's.
         connections.close_all()
         self.stdout.write(f"Starting the server ({time.monotonic() - started:.1f} s so far)…")
         cli = CommandLineInterface()
-        cli.server_class = partial(Server, ready_callable=partial(self._ready, started))
+        cli.server_class = partial(Server, ready_callable=partial(self._ready, started, login))
         cli.run(["-b", settings.SERVE_HOST, "-p", str(settings.SERVE_PORT),
                  "personalab.asgi:application"])
 
-    def _ready(self, started: float) -> None:
+    def _ready(self, started: float, login: str) -> None:
         self.stdout.write(self.style.SUCCESS(
-            f"\n  PersonaLab is ready ({time.monotonic() - started:.1f} s)." + login_text()
+            f"\n  PersonaLab is ready ({time.monotonic() - started:.1f} s)." + login
             + "  Stop it with Ctrl-C.\n"))
