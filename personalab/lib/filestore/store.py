@@ -51,6 +51,7 @@ from personalab.lib.filestore.trash import (
     kept_note,
     move_aside,
 )
+from personalab.lib.filestore.trash_index import trash_spent_before
 from personalab.lib.ids import is_valid_id, validate_id
 from personalab.lib.jsontext import json_loads
 from personalab.lib.locks import FlockLock, LockFactory, flock_factory
@@ -126,7 +127,7 @@ class FileStore(SessionFiles):
                 continue
             # An item deleted before its folder was kept (trash.py `move_aside`): the folder
             # just made stays as that id's claim, and the id is never given again.
-            if any(trash.glob(f"{candidate}.*")):
+            if candidate in trash_spent_before(trash):
                 continue
             return candidate
         raise IdTaken(f"no free {kind} id after {tries} tries")

@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from personalab.lib.filestore.jsonfile import read_json, write_json_atomic
+from personalab.lib.filestore.trash_index import trash_kept_names
 from personalab.lib.ids import is_valid_id
 from personalab.lib.store_errors import StoreError
 
@@ -74,11 +75,8 @@ def _stamp_of(name: str, item_id: str) -> str | None:
 
 def kept_newest(trash: Path, item_id: str) -> Path | None:
     """The newest copy a delete kept of `item_id`, whatever now stands in its folder."""
-    if not trash.is_dir():
-        return None
-    kept = sorted(path for path in trash.glob(f"{item_id}.*")
-                  if path.is_dir() and _stamp_of(path.name, item_id))
-    return kept[-1] if kept else None
+    kept = trash_kept_names(trash, item_id)
+    return trash / kept[-1] if kept else None
 
 
 def kept_listed(trash: Path, folders: Path) -> list[Kept]:
