@@ -30,12 +30,14 @@ Search = Callable[[str], tuple[list[str], list[str]]]
 class DirectorWords:
     """What the director writes into a prompt, in the prompt's language; the seed's Chinese
     (SPEC §4) unless the caller gives others. `point` names an outline point ({index},
-    {content}); `goal` and `reminder` hold it ({point})."""
+    {content}); `goal`, `reminder` and `hold` hold it ({point}). `hold` replaces `goal` while the
+    player holds the beat."""
 
     instruction: str = INSTRUCTION
     goal: str = "当前目标：{point}"
     reminder: str = "你现在应该推进到{point}"
     point: str = "故事大纲第{index}点：{content}"
+    hold: str = "停留在当前情节：{point}（玩家想留在这一幕，不要推进到大纲后面的点）"
 
 
 SEED_WORDS = DirectorWords()
@@ -57,6 +59,12 @@ def plot_state_normalized(plot_state: dict | None) -> dict:
     if state.get("current_status") not in MARKER_STATUSES:
         state["current_status"] = "pending"
     return state
+
+
+def plot_held(instance_state: dict | None) -> bool:
+    """The player's "hold this beat" (instance_state `plot_hold`); a state file from before
+    the hold existed, or a hand-edited value that is not true, reads as not held."""
+    return (instance_state or {}).get("plot_hold") is True
 
 
 def outline_points(background: dict | None) -> list[dict]:
@@ -99,25 +107,27 @@ def outline_with_status(outline: list[dict], plot_state: dict,
     return rows
 
 
-def target_point(rows: list[dict], plot_state: dict) -> dict | None:
+def target_point(rows: list[dict], plot_state: dict, held: bool = False) -> dict | None:
     """The point the story should move to: the current one, or the next pending one once the
-    current one is completed (a reminder to reach a completed point sends the story back)."""
+    current one is completed (a reminder to reach a completed point sends the story back).
+    Held: the current one, whatever its status."""
     if not rows:
         return None
     state = plot_state_normalized(plot_state)
     current, _ = plot_position(state, len(rows))
-    if state["current_status"] == "completed" and current < len(rows):
+    if state["current_status"] == "completed" and current < len(rows) and not held:
         return rows[current]
     return rows[current - 1]
 
 
 def instruction_text(target: dict | None, finished: bool,
-                     words: DirectorWords = SEED_WORDS) -> str | None:
+                     words: DirectorWords = SEED_WORDS, held: bool = False) -> str | None:
     if target is None:
         return None
     if finished:
         return words.instruction
-    return f"{words.instruction}\n{_worded(words.goal, point=reminder_query(target, words))}"
+    guidance = words.hold if held else words.goal
+    return f"{words.instruction}\n{_worded(guidance, point=reminder_query(target, words))}"
 
 
 def carried_over_points(plot_state: dict, outline_length: int) -> list[int]:
@@ -149,11 +159,12 @@ def director_overview(*, settings: dict, threshold: int | None, instance_state: 
     rows = outline_with_status(outline, state, carried.get("points"))
     limit = effective_threshold(settings, threshold)
     finished = outline_finished(state, len(outline))
-    target = target_point(rows, state)
+    held = plot_held(instance_state)
+    target = target_point(rows, state, held)
     return {
         "enabled": bool(settings.get("enabled", True)),
         "outline": rows,
-        "instruction": instruction_text(target, finished, words),
+        "instruction": instruction_text(target, finished, words, held),
         "current_index": current,
         "current_point": rows[current - 1] if rows else None,
         "target_point": target,
@@ -163,7 +174,10 @@ def director_overview(*, settings: dict, threshold: int | None, instance_state: 
         "threshold": limit,
         "finished": finished,
         "clamped": clamped,
-        "reminder_due": bool(rows) and not finished and state["no_update_count"] >= limit,
+        "held": held,
+        # held: the nudge toward the next point is what the player asked to go without
+        "reminder_due": (bool(rows) and not finished and not held
+                         and state["no_update_count"] >= limit),
     }
 
 
@@ -224,16 +238,19 @@ def reply_miss_reason(reply: dict) -> str | None:
 
 
 def director_process_response(*, settings: dict, plot_state: dict, reply: dict,
-                              outline_length: int, counts_miss: bool = True
-                              ) -> tuple[dict, dict]:
-    """Flow step 6. Returns the new plot_state and a report for the trace."""
+                              outline_length: int, counts_miss: bool = True,
+                              held: bool = False) -> tuple[dict, dict]:
+    """Flow step 6. Returns the new plot_state and a report for the trace. `held` (the
+    player's "hold this beat"): a marker for a later point is not applied (the report's
+    `held_marker`) and turns without a marker do not count."""
     if not settings.get("enabled", True):
         return copy.deepcopy(plot_state), {"enabled": False}
     state = plot_state_normalized(copy.deepcopy(plot_state))
     found = find_progress_marker(str(reply.get("content") or ""), outline_length)
     report: dict[str, Any] = {"enabled": True, "marker": None, "index": None, "status": None,
                               "rejected": found.rejected, "counted_as_miss": False,
-                              "finished": False, "no_outline": outline_length <= 0}
+                              "finished": False, "no_outline": outline_length <= 0,
+                              "held": held}
     if outline_length <= 0:
         # No outline, nothing to track: counting misses here would fire a reminder the
         # moment a background is chosen.
@@ -242,8 +259,13 @@ def director_process_response(*, settings: dict, plot_state: dict, reply: dict,
     miss_reason = reply_miss_reason(reply)
     # Past the outline's last point there is nothing left to make progress on: no miss counts
     # (the counter climbed for ever under "the outline is finished").
-    counts_miss = counts_miss and not outline_finished(state, outline_length)
-    if found.found and miss_reason is None:
+    counts_miss = counts_miss and not outline_finished(state, outline_length) and not held
+    current, _ = plot_position(state, outline_length)
+    if found.found and miss_reason is None and held and found.index > current:
+        report["held_marker"] = {"raw": found.raw, "index": found.index, "status": found.status,
+                                 "kept_at": current}
+        report["miss_reason"] = "held"
+    elif found.found and miss_reason is None:
         _marker_apply(state, found.index, found.status)
         report.update(marker=found.raw, index=found.index, status=found.status)
     else:

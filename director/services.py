@@ -16,6 +16,7 @@ from director.logic import (
     director_overview,
     director_process_response,
     outline_points,
+    plot_held,
     plot_position,
     plot_state_normalized,
 )
@@ -112,6 +113,7 @@ def director_step(store: FileStore, *, instance_id: str, reply: dict,
     new_plot_state, report = director_process_response(
         settings=director_settings_read(store), plot_state=old_plot_state, reply=reply,
         outline_length=len(outline_points(background)), counts_miss=counts_miss,
+        held=plot_held(state),
     )
     changed = {"plot_state": new_plot_state} if new_plot_state != old_plot_state else {}
     carried = state.get("carried_over") or {}
@@ -168,6 +170,18 @@ def director_plot_set(store: FileStore, *, instance_id: str, index: Any,
     new_state.pop("carried_over", None)
     store.instance_state_write(instance_id, new_state)
     return plot_state
+
+
+def director_hold_set(store: FileStore, *, instance_id: str, held: Any) -> bool:
+    """The player's "hold this beat": kept beside plot_state, not in it, so that regenerate,
+    undo and deleting a reply (which put plot_state back) leave the player's choice alone;
+    a plot point set by hand keeps it."""
+    if not isinstance(held, bool):
+        raise Invalid("must be true or false", field="held")
+    state = store.instance_state_read(instance_id)
+    if state.get("plot_hold") is not held:
+        store.instance_state_write(instance_id, {**state, "plot_hold": held})
+    return held
 
 
 def plot_state_before_followed(store: FileStore, *, state: dict[str, Any],

@@ -64,7 +64,7 @@ class TemplateSet:
 def director_words(templates: TemplateSet) -> DirectorWords:
     """The director's words in the prompt's language (a template without them: the seed's)."""
     return DirectorWords(**{field: templates.text(f"director_{field}") or getattr(SEED_WORDS, field)
-                            for field in ("instruction", "goal", "reminder", "point")})
+                            for field in ("instruction", "goal", "reminder", "point", "hold")})
 
 
 def template_locale_validate(locale: str) -> str:
