@@ -189,6 +189,7 @@ SENTENCES = (
     gettext_noop("some settings are invalid; nothing was saved"),
     gettext_noop("this chat's background has no outline"),
     gettext_noop("must be a point of the outline, 1 to %(count)s"),
+    gettext_noop("only the chat's owner may hold or release its story"),
     # library/: characters, backgrounds, lorebooks, personas, cards
     gettext_noop("seen must be the text GET showed"),
     gettext_noop("regex_scripts_allowed must be true or false"),

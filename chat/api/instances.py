@@ -32,6 +32,7 @@ from chat.api.schemas import (
     MemberIn,
     PlayAsIn,
     PlayAsOut,
+    PlotHoldIn,
     PlotStateIn,
     RedoOut,
 )
@@ -251,6 +252,17 @@ def instance_plot_state(request: HttpRequest, instance_id: str, payload: PlotSta
     instance_settings.instance_plot_set(store, user=request.auth, instance_id=instance_id,
                                         index=payload.current_plot_index,
                                         status=payload.current_status)
+    return director_status(store, instance_id=instance_id)
+
+
+@router.put("/instances/{instance_id}/plot_hold", response=dict[str, Any],
+            description="Hold this beat (owner only): while `held`, the director keeps the "
+                        "story at the current outline point; a point set by hand keeps the "
+                        "hold. Answers with the director's view of the chat (`held`).")
+def instance_plot_hold(request: HttpRequest, instance_id: str, payload: PlotHoldIn):
+    store = get_store()
+    instance_settings.instance_plot_hold(store, user=request.auth, instance_id=instance_id,
+                                         held=payload.held)
     return director_status(store, instance_id=instance_id)
 
 

@@ -190,6 +190,13 @@ class PlotStateIn(Schema):
                                 json_schema_extra={"type": "string"})
 
 
+class PlotHoldIn(Schema):
+    # checked by the service, so a wrong value is a 400 naming the field, not a 422
+    held: Any = Field(None, description="true: the director stays on the current outline point "
+                      "(markers for later points are not applied, no reminder pushes on); "
+                      "false: the story moves on again", json_schema_extra={"type": "boolean"})
+
+
 class PlayAsIn(Schema):
     # checked by the service, so a wrong value is a 400 naming the field, not a 422
     name: Any = Field(None, description="the player's name in an imported chat",

@@ -36,6 +36,7 @@ CARD_FIELD_FORMS: Forms = [
 DIRECTOR_FORMS: Forms = [
     (re.compile(r"no valid marker"), gettext_lazy("no valid marker")),
     (re.compile(r"no outline"), gettext_lazy("no outline")),
+    (re.compile(r"held"), gettext_lazy("the beat is held")),
     (re.compile(r"error reply"), gettext_lazy("the reply was an error")),
     (re.compile(r"empty reply"), gettext_lazy("the reply was empty")),
     (re.compile(r"interrupted reply"), gettext_lazy("the reply was interrupted")),

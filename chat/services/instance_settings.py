@@ -11,11 +11,11 @@ from chat.groups.speakers import STRATEGIES
 from chat.services.errors import InstanceUpdateError
 from chat.services.index import instance_index
 from chat.services.instances import instance_for_user
-from director.services import director_plot_set, instance_switch_background
+from director.services import director_hold_set, director_plot_set, instance_switch_background
 from library.fields import lorebook_ids_checked
 from library.personas.services import persona_create
 from library.selectors import background_for_use, persona_for_user, personas_visible_to
-from personalab.lib.errors import AppError, Invalid, naming_field
+from personalab.lib.errors import AppError, Forbidden, Invalid, naming_field
 from personalab.lib.filestore.store import FileStore
 from personalab.lib.generation import GenerationError, generation_update
 from personalab.lib.ids import validate_id
@@ -126,6 +126,19 @@ def instance_plot_set(store: FileStore, *, user, instance_id: str, index: Any,
     lock = store.instance_lock(instance_id).acquire()
     try:
         return director_plot_set(store, instance_id=instance_id, index=index, status=status)
+    finally:
+        lock.release()
+
+
+def instance_plot_hold(store: FileStore, *, user, instance_id: str, held: Any) -> bool:
+    """Hold the story at its current point, or let it move on again (director). Only the
+    chat's owner: it is the player's wish about their evening, not staff's to change."""
+    instance = instance_for_user(user, instance_id)
+    if instance.owner_id != user.pk:
+        raise Forbidden("only the chat's owner may hold or release its story")
+    lock = store.instance_lock(instance_id).acquire()
+    try:
+        return director_hold_set(store, instance_id=instance_id, held=held)
     finally:
         lock.release()
 

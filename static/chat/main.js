@@ -12,6 +12,7 @@ import {impersonateWire} from "./impersonate.js";
 import {composerWire} from "./composer.js";
 import {gestureWire, messageAction} from "./actions.js";
 import {drawer, drawerWire} from "./drawer.js";
+import {plotHold} from "./hold.js";
 import {indexProgress, lockFollow, memoryWire} from "./memory.js";
 import {roomWire} from "./room.js";
 import {menuWire} from "./menu.js";
@@ -26,6 +27,7 @@ root.addEventListener("click", (e) => {
   const action = control.dataset.action;
   if (action === "drawer-close") drawer(false);
   else if (action === "older") loadOlder();
+  else if (action === "plot-hold") plotHold(control);
   else messageAction(action, control);
 });
 

@@ -175,3 +175,22 @@ def test_a_chat_with_no_outline_shows_no_count_of_turns_without_progress(client,
     client.force_login(alice)
     page = client.get(f"/instances/{plain}/").content.decode()
     assert "No outline (no background)." in page and "Turns without progress" not in page
+
+
+async def test_a_held_beat_stays_in_the_prompt_and_the_trace_shows_the_held_marker(
+        store, instance, use_stub, client, alice):
+    store.module_write("memory", {"recaps_enabled": False})
+    state = store.instance_state_read(instance)
+    state["plot_state"] = {"current_plot_index": 3, "current_status": "in_progress",
+                           "no_update_count": 5}
+    store.instance_state_write(instance, {**state, "plot_hold": True})
+    use_stub.script(Reply("对峙结束了。[PROGRESS:4:in_progress]"))
+    result = await _turn(store, instance)
+    assert "停留在当前情节：故事大纲第3点：与仇人对峙" in _system(use_stub)
+    assert "导演提醒" not in _system(use_stub)
+    assert store.instance_state_read(instance)["plot_state"]["current_plot_index"] == 3
+    assert store.trace_read(instance, result.trace_id)["director_result"]["held_marker"][
+        "index"] == 4
+    await asyncio.to_thread(client.force_login, alice)
+    page = (await asyncio.to_thread(client.get, f"/traces/{result.trace_id}/")).content.decode()
+    assert 'data-testid="director-held-marker"' in page and 'data-testid="director-held"' in page
