@@ -1,9 +1,14 @@
 """Memory in play, asked the way people talk (issue 30): follow-ups that lean on the turn before
 ("And her birthday?", "那我上司呢？"), "that"/那个 references, vague times ("a while back"),
-corrections ("no, I mean the cat"), a question inside a longer message, and in a group a question
-to one character about what another said. Dev conversations of ../shared/bench/ are imported as
-SillyTavern chats whose sessions end yesterday (as bench/recall_spoken.py does); each probe's
-lead-in turns are played first, then its last turn is measured through the real turn path.
+corrections ("no, I mean the cat"), a question inside a longer message, in a group a question
+to one character about what another said, and the player's own facts asked in other words
+("what's my job?" for "I teach chemistry", 我是哪里人？ for 我出生在成都). Dev conversations of
+../shared/bench/ are imported as SillyTavern chats whose sessions end yesterday (as
+bench/recall_spoken.py does); each probe's lead-in turns are played first, then its last turn is
+measured through the real turn path.
+Facts the dev data lacks are planted in it (PLANTED: a line of the player's in the middle of an
+earlier session) or told in a lead-in turn ("said:N", the N-th turn, with five turns after it so
+that it has left the newest messages).
 
     .venv/bin/python bench/recall_talk.py [--data ../shared/bench] [--keep-messages 10]
         [--only KIND] [--misses]
@@ -33,6 +38,10 @@ import turn_overhead as t
 from recall_in_play import settings_for_play
 from recall_spoken import chat_records, session_days
 
+# Five turns after a fact told in a lead-in turn: it leaves the newest --keep-messages (10).
+SMALL_TALK = ["haha ok", "what are you up to today?", "nice, sounds fun", "same here lol",
+              "anyway"]
+SMALL_TALK_ZH = ["哈哈好的", "你今天忙什么呢？", "挺好的", "我也是", "嗯嗯"]
 # file -> [(kind, turns as typed (the last one measured), evidence dia_ids (any one))];
 # the player is speaker A. "group:" files are played with speaker B and GROUP_OTHER as members.
 PROBES: dict[str, list[tuple[str, list[str], list[str]]]] = {
@@ -55,6 +64,12 @@ PROBES: dict[str, list[tuple[str, list[str], list[str]]]] = {
         ("vague time", ["that thing I told you a while back about a bad experience on a hike, "
                         "what happened?"], ["D12:1", "D14:1"]),
         ("vague time", ["remember ages ago I went to some group? which one was it?"], ["D1:3"]),
+        ("own fact", ["what's my job?"], ["P1"]),
+        ("own fact", ["what do I do for work?"], ["P1"]),
+        ("own fact", ["where am I from originally?"], ["P2", "D4:3"]),
+        ("own fact", ["where was I born?"], ["P2"]),
+        ("own fact", ["By the way, I teach art at a primary school now, finally a steady job.",
+                      *SMALL_TALK, "what's my profession again?"], ["said:0"]),
     ],
     "locomo/conv-30.json": [
         ("follow-up", ["Your tattoo is so cool.", "what does it stand for again?"], ["D5:15"]),
@@ -68,6 +83,9 @@ PROBES: dict[str, list[tuple[str, list[str], list[str]]]] = {
          ["D12:6"]),
         ("follow-up", ["How did the interview go for that internship?",
                        "and did you get accepted?"], ["D12:1"]),
+        ("own fact", ["what did I do for a living before the studio?"], ["D1:2"]),
+        ("own fact", ["what's my hometown?"], ["P1"]),
+        ("own fact", ["is there any food I can't eat?"], ["P2"]),
     ],
     "realtalk-dev/Chat_8_Akib_Muhhamed.json": [
         ("follow-up", ["is ur sister still baking?", "what was she making that time?"],
@@ -81,6 +99,9 @@ PROBES: dict[str, list[tuple[str, list[str], list[str]]]] = {
          ["D5:18"]),
         ("follow-up", ["ur friend who works in chinatown, did he miss the party?",
                        "how long was his shift?"], ["D5:17"]),
+        ("own fact", ["what do i do for work again"], ["D1:17"]),
+        ("own fact", ["whats my job lol"], ["D1:17"]),
+        ("own fact", ["where was i born again"], ["P1"]),
     ],
     "memdaily-zh-dev/memdaily-u40.json": [
         ("follow-up", ["我表姐是做什么工作的来着？", "那她生日呢？"], ["D7:4"]),
@@ -90,6 +111,10 @@ PROBES: dict[str, list[tuple[str, list[str], list[str]]]] = {
         ("long", ["今天加班到九点，累死了，地铁上还站了一路。对了，我上司老家是哪儿的来着？"],
          ["D8:1"]),
         ("vague time", ["之前跟你说过我要去的那个论坛，在哪儿办来着？"], ["D2:2"]),
+        ("own fact", ["我是哪里人？"], ["P1"]),
+        ("own fact", ["我老家在哪？"], ["P1"]),
+        ("own fact", ["我是做什么工作的？"], ["P2"]),
+        ("own fact", ["我是干嘛的来着？"], ["P2"]),
     ],
     "memdaily-zh-dev/memdaily-u43.json": [
         ("follow-up", ["我下属是哪里人来着？", "那他多大了？"], ["D5:1"]),
@@ -99,6 +124,10 @@ PROBES: dict[str, list[tuple[str, list[str], list[str]]]] = {
          ["D2:3", "D3:10"]),
         ("correction", ["邮票故事阅读会在哪儿办？", "不是这个，我说的是邮旅探索之旅"],
          ["D5:10", "D6:9", "D8:4"]),
+        ("own fact", ["我家乡是哪儿？"], ["P1"]),
+        ("own fact", ["我是在哪儿长大的？"], ["P1"]),
+        ("own fact", ["我在哪上班？"], ["P2"]),
+        ("own fact", ["我的宠物叫什么？"], ["P3"]),
     ],
     "memdaily-zh-dev/memdaily-u46.json": [
         ("follow-up", ["我叔叔是干什么的来着？", "那他在哪个单位？"], ["D6:2", "D8:4"]),
@@ -109,6 +138,10 @@ PROBES: dict[str, list[tuple[str, list[str], list[str]]]] = {
          ["D4:3"]),
         ("vague time", ["前阵子跟你提过我用的手机，是哪款来着？"], ["D5:1"]),
         ("follow-up", ["我下属在哪上班来着？", "他单位叫啥？"], ["D3:5"]),
+        ("own fact", ["我老家是哪里的？"], ["P1"]),
+        ("own fact", ["我的工作是什么？"], ["P2"]),
+        ("own fact", ["对了，我出生在哈尔滨，冬天冷得要命。", *SMALL_TALK_ZH, "我是哪儿的人来着？"],
+         ["said:0"]),
     ],
     "group:locomo/conv-26.json": [
         ("group", ["Rook, what did Melanie say her kids were stoked about at the museum?"],
@@ -122,6 +155,37 @@ PROBES: dict[str, list[tuple[str, list[str], list[str]]]] = {
     ],
 }
 GROUP_OTHER = "Rook"
+
+# file -> [(dia_id, session, the player's line)]: facts about the player the dev chats lack,
+# told in the middle of that session. Written with the "own fact" probes, before the app was
+# changed for them.
+PLANTED: dict[str, list[tuple[str, int, str]]] = {
+    "locomo/conv-26.json": [
+        ("P1", 5, "Sorry I'm late, I teach chemistry at the high school and the kids kept me "
+                  "after class."),
+        ("P2", 9, "I was born in Gothenburg, we only moved when I was a teenager."),
+    ],
+    "locomo/conv-30.json": [
+        ("P1", 6, "I'm a Tulsa native, so the big city still feels a bit much for me."),
+        ("P2", 8, "Also I'm allergic to shellfish, found out the hard way at a wedding."),
+    ],
+    "realtalk-dev/Chat_8_Akib_Muhhamed.json": [
+        ("P1", 6, "btw i was born in dhaka, we moved here when i was 7"),
+    ],
+    "memdaily-zh-dev/memdaily-u40.json": [
+        ("P1", 3, "我出生在成都，上大学才来的上海。"),
+        ("P2", 6, "我在一所中学教化学，天天改作业。"),
+    ],
+    "memdaily-zh-dev/memdaily-u43.json": [
+        ("P1", 3, "我是在西安长大的，小时候天天吃泡馍。"),
+        ("P2", 5, "我现在在一家律所当律师助理。"),
+        ("P3", 6, "我养了一只橘猫，叫团子。"),
+    ],
+    "memdaily-zh-dev/memdaily-u46.json": [
+        ("P1", 4, "我是青岛人，从小在海边玩。"),
+        ("P2", 7, "我在社区医院当药剂师，经常值夜班。"),
+    ],
+}
 
 
 class RoundProvider:
@@ -150,7 +214,8 @@ def members_made(store, owner, names: list[str]) -> list[str]:
 
 
 def conversation_play(path: Path, probes: list[tuple[str, list[str], list[str]]], store, owner,
-                      character_ids: list[str], *, misses: bool) -> list[dict]:
+                      character_ids: list[str], *, misses: bool,
+                      planted: list[tuple[str, int, str]] = ()) -> list[dict]:
     # The app's modules read Django settings when imported: only after main() set Django up.
     from chat.groups.round import conversation_turn
     from chat.services.instances import instance_create
@@ -160,6 +225,10 @@ def conversation_play(path: Path, probes: list[tuple[str, list[str], list[str]]]
 
     conversation = json.loads(path.read_text(encoding="utf-8"))
     conversation = conversation.get("conversation", conversation)
+    for dia_id, number, text in planted:
+        session = conversation[f"session_{number}"]
+        session.insert(len(session) // 2, {"speaker": conversation["speaker_a"],
+                                           "dia_id": dia_id, "text": text})
     records, texts, _ = chat_records(conversation, session_days(conversation))
     instance_id = instance_create(store, owner=owner, character_ids=character_ids)
     session_import(store, instance_id=instance_id,
@@ -173,7 +242,8 @@ def conversation_play(path: Path, probes: list[tuple[str, list[str], list[str]]]
             results = asyncio.run(conversation_turn(store, instance_id=instance_id,
                                                     user_text=text, emit=t._emit,
                                                     provider=provider))
-        answers = [texts[d] for d in evidence if texts.get(d, "").strip()]
+        answers = [turns[int(d.split(":")[1])] if d.startswith("said:") else texts[d]
+                   for d in evidence if d.startswith("said:") or texts.get(d, "").strip()]
         # In a group every member's request must hold it (each may be the one asked).
         sent = [("\n".join(m["content"] for m in request)).replace(turns[-1], "")
                 for request in provider.round]
@@ -221,7 +291,7 @@ def main() -> None:
                 speaker_b = data.get("conversation", data)["speaker_b"]
                 ids = members_made(store, owner, [speaker_b, GROUP_OTHER])
             done = conversation_play(args.data / file, probes, store, owner, ids,
-                                     misses=args.misses)
+                                     misses=args.misses, planted=PLANTED.get(name, []))
             print("  " + figures_line(name, done), flush=True)
             found += done
         by_kind: dict[str, list[dict]] = defaultdict(list)
