@@ -35,11 +35,21 @@ _JOBS_EN = (
     "writer", "scientist", "librarian", "farmer", "architect", "banker", "teller", "freelancer",
     "counselor",
 )
+# What one does at work, said as a verb or as the people one works with ("I teach chemistry",
+# "my students", "I'm retired"): a job is told by its activity as often as by its title.
+_WORKING_EN = (
+    "teach", "taught", "lecture", "lecturer", "classroom", "pupil", "student", "intern",
+    "internship", "retired", "unemployed", "freelance", "salary", "paycheck", "promotion",
+    "promoted", "client",
+)
 _JOBS_ZH = (
     "老师", "教师", "医生", "护士", "律师", "会计", "程序员", "工程师", "设计师", "厨师", "司机",
     "警察", "记者", "编辑", "翻译", "销售", "柜员", "店员", "服务员", "收银员", "公务员", "保安",
     "快递员", "外卖员", "客服", "文员", "前台", "教授",
     "公司", "单位", "银行", "医院", "工厂", "餐厅", "饭店", "超市", "外企", "国企",
+    # A teacher names the school and the teaching (教 alone is one character, never a token).
+    "教书", "教学", "任教", "上课", "学生", "小学", "中学", "初中", "高中", "幼儿园",
+    "打工", "兼职", "退休", "失业", "创业",
 )
 
 # (what questions say, what the statements that answer them say instead). A key is a way of
@@ -51,7 +61,7 @@ SAID_INSTEAD: tuple[tuple[tuple[str, ...], tuple[str, ...]], ...] = (
     (("job", "jobs", "occupation", "profession", "career", "for a living", "line of work",
       "for work", "where do i work", "where i work", "workplace", "employer"),
      ("work", "job", "career", "shift", "office", "colleague", "coworker", "boss", "employed",
-      "hired", *_JOBS_EN)),
+      "hired", *_JOBS_EN, *_WORKING_EN)),
     (("hometown", "home town", "originally from", "where am i from", "where i'm from",
       "where i am from", "come from", "grow up", "grew up", "growing up", "raised",
       "where was i born", "where i was born", "birthplace", "place of birth", "home country",
@@ -93,9 +103,11 @@ SAID_INSTEAD: tuple[tuple[tuple[str, ...], tuple[str, ...]], ...] = (
      ("studied", "study", "major", "degree", "graduated", "university", "college", "school")),
     (("film",), ("movie",)),
     (("movie",), ("film",)),
-    (("哪里人", "哪儿人", "家乡", "老家", "故乡", "籍贯", "长大", "出生地", "在哪出生",
-      "在哪儿出生", "在哪里出生", "哪里出生", "哪儿出生", "从哪来", "从哪儿来", "从哪里来", "出身"),
-     ("老家", "家乡", "故乡", "来自", "出生", "长大", "土生土长", "祖籍", "籍贯")),
+    # "哪儿的人" as "哪儿人". 从小 is the English row's "childhood".
+    (("哪里人", "哪儿人", "哪里的人", "哪儿的人", "哪的人", "家乡", "老家", "故乡", "籍贯",
+      "长大", "出生地", "在哪出生", "在哪儿出生", "在哪里出生", "哪里出生", "哪儿出生",
+      "从哪来", "从哪儿来", "从哪里来", "出身"),
+     ("老家", "家乡", "故乡", "来自", "出生", "长大", "土生土长", "祖籍", "籍贯", "从小")),
     (("对象", "另一半", "伴侣", "爱人", "那口子"),
      ("女朋友", "男朋友", "女友", "男友", "老公", "老婆", "妻子", "丈夫", "对象", "爱人", "媳妇",
       "太太", "未婚妻", "未婚夫", "伴侣")),
@@ -156,6 +168,21 @@ def _keys_found(lowered: str) -> list[str]:
     return sorted(found, key=lambda key: (-len(key), key))
 
 
+def _row(key: str) -> int:
+    return next(i for i, (keys, _) in enumerate(SAID_INSTEAD) if key in keys)
+
+
+def kinds_asked(text: str) -> list[tuple[str, tuple[str, ...]]]:
+    """Per kind of fact `text` names (a row of SAID_INSTEAD, each once): the key it names it
+    by (its longest) and every word of the row, keys and statement words."""
+    found: dict[int, tuple[str, tuple[str, ...]]] = {}
+    for key in _keys_found(text.lower()):
+        row = _row(key)
+        found.setdefault(row, (key, tuple(dict.fromkeys((*SAID_INSTEAD[row][0],
+                                                         *SAID_INSTEAD[row][1])))))
+    return list(found.values())
+
+
 def query_terms(query: str, *, tokenize: Callable[[str], list[str]] = text_tokenize
                 ) -> list[Term]:
     """The terms of `query` for BM25: a plain word alone; a key of SAID_INSTEAD (the longest
@@ -166,7 +193,7 @@ def query_terms(query: str, *, tokenize: Callable[[str], list[str]] = text_token
     rows_used: set[int] = set()
     grouped: set[str] = set()
     for key in _keys_found(lowered):
-        row = next(i for i, (keys, _) in enumerate(SAID_INSTEAD) if key in keys)
+        row = _row(key)
         if row in rows_used:
             continue
         rows_used.add(row)

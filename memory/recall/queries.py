@@ -25,7 +25,8 @@ ASKING_EN = ["what did i tell you", "did i tell you", "did i ever tell you", "wh
              "last month", "a while ago", "a few days ago"]
 ZH_FILLERS_LEADING = ["你们", "您", "你", "我们", "咱们", "我", "他们", "她们", "他", "她", "的", "跟", "和",
                       "吗", "呢"]
-ZH_FILLERS_TRAILING = ["吗", "呢", "吧", "啊", "呀", "了", "的", "么"]
+# 来着 ("…again?") ends a question the way 呢 does: "我是哪里人来着？" asks for 哪里人 alone.
+ZH_FILLERS_TRAILING = ["吗", "呢", "吧", "啊", "呀", "了", "的", "么", "来着"]
 # A trailing 么 is a particle only when it is not the end of a word: 什么, 怎么, 那么, 这么, 多么.
 ZH_WORDS_ENDING_IN_PARTICLE = ("什么", "怎么", "那么", "这么", "多么", "要么", "为什么")
 EN_QUESTION_FILLERS = ["do you", "did you", "can you", "could you", "what about", "tell me about",

@@ -30,6 +30,7 @@ def test_questions_split_into_their_parts(text, parts):
     ("这个东西怎么", "这个东西怎么"),
     ("你还记得我们之前的约定吗？", "约定"),
     ("你吃饭了么", "吃饭"),  # a real trailing particle still goes
+    ("我是哪里人来着？", "是哪里人"),  # 来着 ("…again?") is no part of what is asked
     ("Do you remember the red key?", "the red key"),
 ])
 def test_query_extract_strips_particles_but_never_breaks_a_word(text, query):

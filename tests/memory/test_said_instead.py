@@ -86,6 +86,11 @@ KINDS = [
     ("我生日是哪天？", "我是三月十四号出生的。"),
     ("我的爱好是什么？", "每周六我都去攀岩。"),
     ("我们下次去哪儿玩？", "我们下个月去青岛，酒店都订好了。"),
+    # A job told by what one does; a hometown asked as 哪儿的人.
+    ("what's my job?", "Sorry I'm late, I teach chemistry at the high school."),
+    ("what do I do for work?", "I'm retired now, forty years on the railway."),
+    ("我是做什么工作的？", "我在一所中学教化学，天天改作业。"),
+    ("我是哪儿的人？", "我是在成都出生的，后来才搬到北京。"),
 ]
 OTHER_LINES = ["The weather is lovely today.", "Did you see the game last night?",
                "今天的天气真不错。", "我们晚上吃火锅吧。"]
