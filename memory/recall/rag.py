@@ -18,6 +18,7 @@ from datetime import date, datetime, timezone
 from typing import Any
 
 from memory.keyword_index.bm25 import speaker_name
+from memory.keyword_index.said_instead import ALTERNATIVE_WEIGHT
 from memory.recall.addressed import addressed_strip
 from memory.recall.feedback import neighbours_share, session_prefer
 from memory.recall.focus import (
@@ -39,6 +40,7 @@ from memory.recall.queries import (
     questions_split,
 )
 from memory.recall.unembedded import searched_as_if_stored, unembedded_score
+from memory.recall.whose import asked_of_asker, told_of_another
 from memory.vectors.index import Hit, MemoryIndex
 from personalab.lib.embedding.embeddings import CJK_CHAR
 
@@ -374,7 +376,7 @@ def query_user_history(user_input: str, instance_id: str, *, index: MemoryIndex,
         return [hit for hit in hits if witnessed(hit.metadata)][:k]
 
     try:
-        rankings = [part_search(part, search) for part in parts]
+        rankings = [others_lower(part, part_search(part, search)) for part in parts]
     except Exception as exc:  # Chroma down or broken: the chat goes on without recall (SPEC §5)
         log.warning("recall unavailable for %s: %s", instance_id, exc)
         return RecallResult(mode=mode, warning=recall_warning(exc), query=query)
@@ -402,6 +404,19 @@ def part_search(part: str, search: Callable[[str], list[Hit]]) -> list[Hit]:
     bridge = bridge_words(condition_hits[0].text, condition) if condition_hits else ""
     asked_hits = search(f"{query_extract(asked)} {bridge}".strip())
     return rankings_interleave([condition_hits, asked_hits], len(condition_hits) or 1)
+
+
+def others_lower(question: str, hits: list[Hit]) -> list[Hit]:
+    """`hits` of a question about the asker's own fact ("我老家在哪？") with the lines that tell
+    another person's ("我上司的老家是…") ranked as if the keyword side had found a statement's
+    word in them, not the question's (memory/recall/whose.py)."""
+    words = asked_of_asker(question) if condition_split(question) is None else ()
+    if not words:
+        return hits
+    lowered = [replace(hit, score=hit.score - (1 - DENSE_WEIGHT) * (1 - ALTERNATIVE_WEIGHT)
+                       * getattr(hit, "keyword", 0.0)) if told_of_another(hit.text, words)
+               else hit for hit in hits]
+    return sorted(lowered, key=lambda hit: -hit.score)
 
 
 def bridge_words(line: str, condition: str) -> str:

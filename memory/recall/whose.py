@@ -1,0 +1,115 @@
+"""Whose fact a line tells. "我老家在哪？" and "what's my job?" ask for the asker's own fact;
+"我上司的老家是江苏苏州" and "his job at the bank" hold the question's word but tell another
+person's, and the keyword side ranked them above "我出生在成都" (which holds only a word a
+statement says instead, memory/keyword_index/said_instead.py). A line whose every word of the
+asked kind belongs to someone else ("X的老家", "他老家", "your job", "Mel's job") is ranked as if
+it held a statement's word only.
+
+Framework-free and pure: the owner is read from the words right before the kind's word (a
+possessive 的, a pronoun, "'s"), never from who the chat is about.
+"""
+
+from __future__ import annotations
+
+import re
+
+from memory.keyword_index.said_instead import kinds_asked
+
+__all__ = ["asked_of_asker", "told_of_another"]
+
+# Words right before the kind's word that make it someone else's.
+OTHERS_EN = frozenset("your his her their its".split())
+MINE_EN = frozenset("my our".split())
+OTHERS_ZH = ("他", "她", "它", "你", "您")
+MINE_ZH = ("我", "我的", "我们", "我们的", "咱", "咱们", "咱们的", "俺")
+# The people one's own words speak of: "my sister works at…", "我上司上班的地方…", "我表姐老家…"
+# tell the sister's, the boss's, the cousin's. Kin, partners and the people of work and school.
+PEOPLE_EN = frozenset("""
+boss friend friends sister brother sibling mom mum dad mother father parents wife husband son
+daughter kid kids child children cousin aunt uncle nephew niece grandma grandpa grandmother
+grandfather partner girlfriend boyfriend fiance fiancee colleague coworker neighbor neighbour
+roommate classmate teammate manager
+""".split())
+PEOPLE_ZH = ("上司", "领导", "老板", "同事", "下属", "朋友", "同学", "室友", "邻居", "哥", "姐",
+             "弟", "妹", "爸", "妈", "父", "母", "儿子", "女儿", "孩子", "老公", "老婆", "丈夫",
+             "妻子", "男朋友", "女朋友", "男友", "女友", "对象", "表", "堂", "叔", "伯", "姑", "舅",
+             "姨", "爷", "奶", "外公", "外婆", "侄", "闺蜜", "师傅", "老师")
+# What a question puts between 我 and the kind's word without naming anyone: "我在哪上班",
+# "我是哪里人", "我是做什么工作的".
+_ASKING_ZH = frozenset("的是在哪儿里什么做干啥从")
+# A clause ends at these: "我的一个下属，他老家是…" is 他's.
+_CLAUSE_END = "，,。.！!？?；;：:、\n"
+LOOK_BACK = 12  # characters before a word read for its owner
+SCAN_CHARS = 2000  # of a line, the first characters are read
+_WORD_EN = re.compile(r"[a-z]+(?:['’][a-z]+)?")
+_CJK = re.compile(r"[\u3400-\u9fff]")
+
+
+def _before(text: str, start: int) -> str:
+    """The clause before position `start`, at most LOOK_BACK characters."""
+    window = text[max(0, start - LOOK_BACK):start]
+    cut = max(window.rfind(mark) for mark in _CLAUSE_END)
+    return window[cut + 1:].strip()
+
+
+def _owner(text: str, start: int, *, chinese: bool) -> str:
+    """"mine", "other" or "" (not said) for the word at `start` of the lower-cased `text`."""
+    before = _before(text, start)
+    if chinese:
+        if before.endswith(OTHERS_ZH) or (before.endswith("的") and not before.endswith(MINE_ZH)
+                                          and "我" not in before):
+            return "other"
+        if "我" not in before and "咱" not in before:
+            return ""
+        said = before[max(before.rfind("我"), before.rfind("咱")) + 1:].lstrip("们的")
+        if said.startswith(PEOPLE_ZH) or any(p in said for p in OTHERS_ZH):
+            return "other"
+        return "mine" if set(said) <= _ASKING_ZH else ""
+    words = _WORD_EN.findall(before)
+    last = words[-1] if words else ""
+    if last in MINE_EN:
+        return "mine"
+    if last in OTHERS_EN or last in PEOPLE_EN or last.endswith(("'s", "’s")):
+        return "other"
+    return ""
+
+
+def _places(text: str, word: str) -> list[int]:
+    """Where `word` starts in `text` (an English word at a word's start)."""
+    places, at = [], text.find(word)
+    while at >= 0:
+        if not word.isascii() or at == 0 or not text[at - 1].isalpha():
+            places.append(at)
+        at = text.find(word, at + 1)
+    return places
+
+
+def asked_of_asker(question: str) -> tuple[str, ...]:
+    """The words of the kind of fact `question` asks about the asker's own life ("我老家在哪？",
+    "what do I do for work?"); () when it asks of someone else ("我上司老家是哪儿的？", "what
+    does my partner do for a living?": the partner's job), or names no kind."""
+    text = question.lower()[:SCAN_CHARS]
+    kinds = [(key, words, _owner(text, text.find(key), chinese=bool(_CJK.search(key))))
+             for key, words in kinds_asked(text)]
+    mine = [words for _, words, owner in kinds if owner == "mine"]
+    if any(owner == "other" for *_, owner in kinds) or len(mine) > 1:
+        return ()
+    if mine:
+        return mine[0]
+    english = [(key, words) for key, words, _ in kinds if not _CJK.search(key)]
+    if len(kinds) != 1 or not english:
+        return ()
+    # "what do I do for work?", "where was I born?": the asker is the subject, nobody's named.
+    key, words = english[0]
+    before = _WORD_EN.findall(text[:text.find(key) + len(key)])
+    named = [w for w in before if w in OTHERS_EN or w in MINE_EN or w.endswith(("'s", "’s"))]
+    return words if "i" in before and not named else ()
+
+
+def told_of_another(line: str, words: tuple[str, ...]) -> bool:
+    """Whether every word of the kind in `line` is someone else's ("我上司的老家是江苏苏州",
+    "his job at the bank"); False when it holds none."""
+    text = line.lower()[:SCAN_CHARS]
+    owners = [_owner(text, at, chinese=not word.isascii())
+              for word in words for at in _places(text, word)]
+    return bool(owners) and all(owner == "other" for owner in owners)

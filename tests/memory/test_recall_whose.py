@@ -1,0 +1,59 @@
+"""A question about the asker's own fact ("我老家在哪？") is not answered by a line telling
+another person's ("我上司的老家是江苏苏州"): such lines are ranked as if they held only a word a
+statement says instead (memory/recall/whose.py, rag.others_lower)."""
+
+from __future__ import annotations
+
+import pytest
+
+from memory.recall.rag import FusedHit, others_lower
+from memory.recall.whose import asked_of_asker, told_of_another
+
+
+@pytest.mark.parametrize("question", [
+    "我老家在哪？", "我是哪里人？", "我在哪上班？", "我是做什么工作的？", "what's my job?",
+    "what do I do for work?", "where was I born?",
+])
+def test_a_question_about_the_asker_names_its_kind(question):
+    assert asked_of_asker(question)
+
+
+@pytest.mark.parametrize("question", [
+    "我上司老家是哪儿的来着？", "我表姐的老家是哪里？", "我下属在哪上班？",
+    "what's my sister's job?", "what does your brother do for work?",
+    "which city did Mina move to?",
+])
+def test_a_question_about_someone_else_or_no_kind_is_left_alone(question):
+    assert asked_of_asker(question) == ()
+
+
+@pytest.mark.parametrize("question, line, another", [
+    ("我老家在哪？", "我上司的老家是江苏苏州。", True),
+    ("我老家在哪？", "我的一个下属，他老家是河北石家庄的。", True),
+    ("我老家在哪？", "我表弟老家在福建厦门。", True),
+    ("我老家在哪？", "我出生在成都，上大学才来的上海。", False),
+    ("我老家在哪？", "我老家在遵义。", False),
+    ("我在哪上班？", "我舅妈在江苏南京上班呢。", True),
+    ("我在哪上班？", "我在一家银行上班。", False),
+    ("what's my job?", "My brother hates his job at the bank.", True),
+    ("what's my job?", "my sister works at a bank", True),
+    ("what's my job?", "Nice job! You really put in the work.", False),
+    ("what's my job?", "my job sucks but his job is worse", False),
+    ("what's my job?", "I teach chemistry at the high school.", False),
+])
+def test_a_line_tells_another_persons_fact_when_each_word_of_the_kind_is_theirs(
+        question, line, another):
+    assert told_of_another(line, asked_of_asker(question)) is another
+
+
+def _hit(doc_id: str, text: str, score: float, keyword: float) -> FusedHit:
+    return FusedHit(id=doc_id, collection="turns", text=text, score=score,
+                    metadata={"instance_id": "inst"}, keyword=keyword)
+
+
+def test_the_asker_s_own_fact_comes_before_another_person_s():
+    hits = [_hit("boss", "我上司的老家是江苏苏州。", 0.80, 1.0),
+            _hit("own", "我出生在成都，上大学才来的上海。", 0.70, 0.4)]
+    assert [hit.id for hit in others_lower("我是哪里人？", hits)] == ["own", "boss"]
+    # Asked about the boss, the boss's line stays first.
+    assert [hit.id for hit in others_lower("我上司是哪里人？", hits)] == ["boss", "own"]
