@@ -168,6 +168,15 @@ def _keys_found(lowered: str) -> list[str]:
     return sorted(found, key=lambda key: (-len(key), key))
 
 
+def _inside(lowered: str, keys: list[str]) -> set[str]:
+    """The Chinese keys that start inside another kind's key that came first: "老家在哪" holds
+    "家在哪" (where one lives) across the end of "老家"; no kind is asked by it."""
+    starts = {key: lowered.find(key) for key in keys if not key.isascii()}
+    return {key for key, at in starts.items()
+            if any(_row(other) != _row(key) and start < at < start + len(other)
+                   for other, start in starts.items())}
+
+
 def _row(key: str) -> int:
     return next(i for i, (keys, _) in enumerate(SAID_INSTEAD) if key in keys)
 
@@ -192,7 +201,9 @@ def query_terms(query: str, *, tokenize: Callable[[str], list[str]] = text_token
     terms: list[Term] = []
     rows_used: set[int] = set()
     grouped: set[str] = set()
-    for key in _keys_found(lowered):
+    keys = _keys_found(lowered)
+    inside = _inside(lowered, keys)
+    for key in keys:
         row = _row(key)
         if row in rows_used:
             continue
@@ -203,7 +214,7 @@ def query_terms(query: str, *, tokenize: Callable[[str], list[str]] = text_token
         words = tuple(dict.fromkeys(tokenize(key)))
         own = () if " " in key else tuple(token for token in words if token not in grouped)
         grouped.update(words)
-        instead = tuple(dict.fromkeys(
+        instead = () if key in inside else tuple(dict.fromkeys(
             run for word in SAID_INSTEAD[row][1]
             if (run := tuple(tokenize(word))) and run != own and not set(run) <= set(own)))
         terms.append(Term(own=own, instead=instead))

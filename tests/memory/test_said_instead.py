@@ -33,6 +33,13 @@ def test_what_a_thing_is_for_does_not_ask_for_every_line_about_work():
     assert ("工作",) in _statement_words("我的职业是什么？")
 
 
+def test_a_key_inside_another_kinds_key_asks_for_nothing():
+    # "老家在哪" holds "家在哪" (where one lives) across the end of "老家": not a move.
+    assert ("住在",) not in _statement_words("我老家在哪？")
+    assert ("出生",) in _statement_words("我老家在哪？")
+    assert ("住在",) in _statement_words("我家在哪？")
+
+
 def test_other_words_stay_plain_terms():
     assert query_terms("which city did Mina move to?") == [
         Term(own=("citi",)), Term(own=("mina",)), Term(own=("move",))]
