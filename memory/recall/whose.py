@@ -110,6 +110,12 @@ def told_of_another(line: str, words: tuple[str, ...]) -> bool:
     """Whether every word of the kind in `line` is someone else's ("我上司的老家是江苏苏州",
     "his job at the bank"); False when it holds none."""
     text = line.lower()[:SCAN_CHARS]
-    owners = [_owner(text, at, chinese=not word.isascii())
-              for word in words for at in _places(text, word)]
-    return bool(owners) and all(owner == "other" for owner in owners)
+    held = False
+    for word in words:
+        if word not in text:
+            continue
+        for at in _places(text, word):
+            if _owner(text, at, chinese=not word.isascii()) != "other":
+                return False
+            held = True
+    return held
