@@ -12,7 +12,9 @@ the app's own work. Goal (issue 30): the next turn in <= 5 s, its prompt within 
 --turns K plays K turns (the first of the process on the imported file, then K - 1 more) and
 prints the median of the later turns' CPU time (`turn_cpu_ms`, this process's time.process_time:
 the app's own work) and wall time; it should not grow with --messages. --profile prints the later
-turns' cProfile, top 25 by own time.
+turns' cProfile, top 25 by own time. --group: a second character (Bo) joins after the import
+and each later turn is a group round (chat.groups.round.conversation_turn: the player's line and
+the members' replies); its CPU is the round's.
 """
 
 from __future__ import annotations
@@ -75,15 +77,18 @@ def prompt_tokens(messages: list[dict]) -> int:
 
 
 def turn_timed(store, instance_id: str, provider: RecordingProvider, text: str,
-               profile: cProfile.Profile | None = None) -> tuple[float, float]:
-    """The turn's wall and CPU seconds."""
+               profile: cProfile.Profile | None = None, *,
+               group: bool = False) -> tuple[float, float]:
+    """The turn's (a group round's, `group`) wall and CPU seconds."""
+    from chat.groups.round import conversation_turn
     from chat.play.turn import turn_run
 
     started, cpu = time.perf_counter(), time.process_time()
     if profile is not None:
         profile.enable()
-    asyncio.run(turn_run(store, instance_id=instance_id, user_text=text, emit=t._emit,
-                         provider=provider))
+    play = conversation_turn if group else turn_run
+    asyncio.run(play(store, instance_id=instance_id, user_text=text, emit=t._emit,
+                     provider=provider))
     if profile is not None:
         profile.disable()
     return time.perf_counter() - started, time.process_time() - cpu
@@ -95,6 +100,7 @@ def main() -> None:
     parser.add_argument("--context", type=int, default=0, help="generation.context_tokens")
     parser.add_argument("--turns", type=int, default=2)
     parser.add_argument("--profile", action="store_true")
+    parser.add_argument("--group", action="store_true", help="later turns are group rounds")
     args = parser.parse_args()
     with h.data_dir_temp() as data_dir:
         t.django_boot(data_dir)
@@ -113,10 +119,19 @@ def main() -> None:
         session_import(store, instance_id=instance_id, data=data)
         imported = time.perf_counter() - started
         provider = RecordingProvider()
-        first, _ = turn_timed(store, instance_id, provider, "Where did we hide the key?")
+        if args.group:
+            from chat.services.members import instance_member_add
+            from library.character_services import character_save
+
+            other = character_save(store, data={"name": "Bo", "base_persona": "A sailor.",
+                                                "greeting": "", "tags": ""}, character_id=None)
+            instance_member_add(store, user=owner, instance_id=instance_id, character_id=other)
+        first, _ = turn_timed(store, instance_id, provider, "Where did we hide the key?",
+                              group=args.group)
         tokens, sent = prompt_tokens(provider.messages), provider.generation
         profile = cProfile.Profile() if args.profile else None
-        later = [turn_timed(store, instance_id, provider, f"And then? ({n})", profile)
+        later = [turn_timed(store, instance_id, provider, f"And then? ({n})", profile,
+                            group=args.group)
                  for n in range(max(1, args.turns - 1))]
         second = later[0][0]
         print(f"import of {args.messages:,} messages ({len(data) / 1e6:.1f} MB): {imported:.2f} s")
@@ -124,7 +139,7 @@ def main() -> None:
               f"messages, max_tokens {sent.get('max_tokens')}, temperature "
               f"{sent.get('temperature')}; the turn after: {second:.2f} s")
         window = args.context or 16_384
-        print(f"long_chat messages={args.messages} next_turn_s={first:.2f} "
+        print(f"long_chat messages={args.messages} group={args.group} next_turn_s={first:.2f} "
               f"prompt_tokens={tokens} window={window} "
               f"within={tokens + int(sent.get('max_tokens') or 0) <= window} "
               f"turn_cpu_ms={statistics.median(c for _, c in later) * 1000:.1f} "

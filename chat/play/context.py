@@ -11,6 +11,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+from chat.groups.before_tally import group_before_for_speaker
 from chat.groups.cards import card_join_for_turn, inputs_joined, prompt_fitted
 from chat.groups.members import is_group, members_of
 from chat.groups.prompt import lines_for_speaker, unnamed_lines_by
@@ -133,11 +134,11 @@ def context_load(store: FileStore, *, instance_id: str, user_text: str,
     redo = regenerate or continue_reply
     # The newest lines are enough (a trigger and an impersonation too). A group's lines are
     # renamed for each speaker ("Ann: …"), which the line index's token counts do not weigh:
-    # its newest lines do when no player's or character's line lies before them (an old
-    # session's summary lines), else the whole session is read.
+    # context_prepare weighs the lines before them as the speaker reads them
+    # (chat/groups/before_tally.py). A speaker outside a group still reads the whole session.
     read = _session_for_turn(store, instance_id, session_id, config, newest_only=True,
                              redo=redo, window=turn_window_known(store, instance_state))
-    if (speaker or is_group(instance_state)) and _said_before(read):
+    if speaker and not is_group(instance_state) and _said_before(read):
         read = store.session_read(instance_id, session_id, cached=True)
     if (regenerate or continue_reply) and speaker is None:
         speaker = _redo_speaker(instance_state, read, "regenerate" if regenerate else "continue")
@@ -156,6 +157,7 @@ def context_load(store: FileStore, *, instance_id: str, user_text: str,
         plot_state_before=copy.deepcopy(instance_state.get("plot_state", {})),
         speaker=speaker, trigger=trigger, first_index=read.first_index,
         lines_before=read.lines_before, token_counts=read.token_counts,
+        before_source=read.before_source,
     )
     ctx.first_included = first_included_read(store, instance_id=instance_id,
                                              session_id=session_id)
@@ -234,7 +236,26 @@ def _session_whole(store: FileStore, ctx: TurnContext) -> None:
     read = store.session_read(ctx.instance_id, ctx.session_id, cached=True)
     # A regenerate's old reply is still in the file until its new line replaces it.
     ctx.lines = list(read.lines[:ctx.replace_from])
-    ctx.first_index, ctx.lines_before = 0, None
+    ctx.first_index, ctx.lines_before, ctx.before_source = 0, None, None
+    ctx.speakers_before = frozenset()
+
+
+def _group_before_weighed(store: FileStore, ctx: TurnContext) -> None:
+    """A group speaker's ctx.lines_before weighed as its prompt shows those lines; the whole
+    session read when the file no longer holds what the turn read."""
+    if not (ctx.speaker and ctx.lines_before and ctx.before_source is not None
+            and is_group(ctx.instance_state)):
+        return
+    weighed = group_before_for_speaker(
+        store, state=ctx.instance_state, character=ctx.character,
+        speaker_id=ctx.speaker.character_id, source=ctx.before_source,
+        before=ctx.lines_before, persona=persona_effective(
+            store, owner=ctx.instance_state.get("owner"),
+            persona_id=ctx.instance_state.get("persona_id")))
+    if weighed is None:
+        _session_whole(store, ctx)
+    else:
+        ctx.lines_before, ctx.speakers_before = weighed.lines_before, weighed.speakers
 
 
 class RedoRefused(ValueError):
@@ -330,6 +351,7 @@ def context_prepare(store: FileStore, ctx: TurnContext, timings: dict[str, float
 
     started = time.perf_counter()
     lore = lore_for_turn(store, ctx, window)
+    _group_before_weighed(store, ctx)
 
     def built(recall: dict[str, Any]) -> tuple[PromptInputs, PromptResult]:
         inputs = _prompt_inputs(store, ctx, director, recall, lore, locale=locale, window=window)
@@ -427,8 +449,9 @@ def _prompt_inputs(store: FileStore, ctx: TurnContext, director: dict | None,
         recalled=[] if window.memory_tokens <= 0 else recalled_entries(
             recall, user_name=persona["name"], locale=locale,
             character_name=ctx.character.get("name") or ctx.instance_state.get("character_id", ""),
-            macros=recall_macros(store, state=ctx.instance_state, lines=ctx.lines,
-                                 macros=macros, member_names=member_names)
+            macros=recall_macros(store, state=ctx.instance_state, lines=[
+                *({"role": "assistant", "speaker": s} for s in sorted(ctx.speakers_before)),
+                *ctx.lines], macros=macros, member_names=member_names)
             if group else macros),
         pinned=pinned,
         recaps=[item["text"] for item in recaps],

@@ -39,6 +39,10 @@ class TurnContext:
     first_index: int = 0
     lines_before: LinesBefore | None = None
     token_counts: dict[str, int] = field(default_factory=dict)  # by text, from the line index
+    # The lines before them, parsed on demand (a group's prompt weighs them as its speaker
+    # reads them), and whose replies they hold (their own macros in recalled lines).
+    before_source: Any = None
+    speakers_before: frozenset[str] = frozenset()
     variables: ChatVariables = field(default_factory=ChatVariables)  # {{setvar}}'s, saved
     # A prompt built only to be sent (an impersonation): lore timers do not advance.
     dry_run: bool = False

@@ -290,8 +290,8 @@ def test_a_redo_asked_for_looks_at_the_last_message_only(store, instance, old_se
 
 def test_a_group_turn_reads_back_as_far_as_a_plain_turn_and_its_prompt_is_the_same(
         store, instance, alice, character, old_session, monkeypatch):
-    # a group's lines are renamed per speaker ("Mira: …"): the newest lines are read only while
-    # no player's or character's line lies before them, else the whole session, as before
+    # a group's lines are renamed per speaker ("Mira: …"): the newest lines are read, those
+    # before them weighed as the speaker reads them (chat/groups/before_tally.py)
     other = character_save(store, data={"name": "Mira", "base_persona": "废土医生。",
                                         "greeting": "", "tags": "废土"}, character_id=None,
                            user=alice)
@@ -329,4 +329,4 @@ def test_a_group_turn_reads_back_as_far_as_a_plain_turn_and_its_prompt_is_the_sa
     same_as_whole_read(bounded=True)
     for turn in range(old_session.turn + 3, old_session.turn + 60):
         _turn_played(store, instance, turn)
-    same_as_whole_read(bounded=False)  # messages before the newest lines: read whole
+    same_as_whole_read(bounded=True)  # messages before the newest lines: still the same

@@ -44,6 +44,9 @@ class SessionRead:
     token_counts: dict[str, int] = field(default_factory=dict)
     # A stretch read: the line index's kind (line_index.USER, ...) of each of the session's lines.
     line_kinds: np.ndarray | None = None
+    # read_session_recent: the lines before the stretch, parsed when asked for (a
+    # session_stretch.LinesSource: a group's prompt weighs them as each speaker reads them).
+    before_source: Any = None
 
     @property
     def messages(self) -> list[dict[str, Any]]:

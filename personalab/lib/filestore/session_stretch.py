@@ -176,7 +176,40 @@ def read_session_recent(path: Path, *, usable: int | None = None, tokens: int | 
                          generation=generation)
     read.lines_before = lines_before_read(path, data, index, positions, first, generation)
     read.token_counts = _token_counts(read.lines, index.records[positions[first:]])
+    read.before_source = LinesSource(path, data, index, positions[:first])
     return _checked(path, data, read)
+
+
+class LinesSource:
+    """The lines before a turn's stretch, as the read that left them out found them: parsed
+    only when asked for, a few at a time (what a group's prompt weighs of them is carried on
+    from turn to turn, chat/groups/before_tally.py)."""
+
+    def __init__(self, path: Path, data: Any, index: LineIndex, positions: np.ndarray) -> None:
+        self.path, self._data, self._index, self._positions = path, data, index, positions
+
+    def __len__(self) -> int:
+        return len(self._positions)
+
+    def edge(self, position: int) -> tuple[int, int]:
+        """The index's (end, crc) of the line before `position`: the crc covers every byte of
+        the file before that line's end, so an equal edge means the same lines up to there."""
+        if not 0 < position <= len(self._positions):
+            return (0, 0)
+        record = self._index.records[self._positions[position - 1]]
+        return int(record["end"]), int(record["crc"])
+
+    def lines(self, start: int, stop: int) -> tuple[list[dict[str, Any]], list[bool]] | None:
+        """The lines at positions [start, stop), parsed, and whether each one's bytes may hold
+        a macro (the index's flag); None when the file no longer holds what the read indexed."""
+        picked = self._positions[start:stop]
+        if not len(picked):
+            return [], []
+        records, _ = _stretch_parse(self.path, self._data, self._index, picked)
+        if len(records) != len(picked) or (isinstance(self._data, FileView)
+                                           and not self._data.still_known()):
+            return None
+        return records, (self._index.records["macro"][picked] != 0).tolist()
 
 
 def _last_of(index: LineIndex, positions: np.ndarray, wanted: tuple[int, ...]) -> int | None:

@@ -1,0 +1,112 @@
+"""What a group speaker's prompt weighs of the session lines before its turn's stretch.
+
+A turn reads only the newest lines its window can hold; the lines before are tallied through
+the line index (personalab/lib/filestore/lines_before.py), which counts each message's own
+text. A group's prompt sends the others' lines renamed for the speaker ("Ann: …",
+chat/groups/prompt.py), and a tokenizer does not count "Ann: " + text as "Ann: " and text apart,
+so here those lines are weighed as the speaker's prompt shows them: the very functions the
+prompt uses, run on the lines themselves. A line without a macro shows the same for a speaker
+every turn, so its weight is carried on from the last turn of that speaker (only the lines the
+stretch has left behind since are parsed); the lines that may hold a macro (few, already parsed
+by the tally) are weighed again each turn, since a member's card may have changed.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+import threading
+from collections import OrderedDict
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from chat.groups.prompt import lines_for_speaker, unnamed_lines_by
+from chat.groups.scene import lines_with_own_macros, unnamed_name
+from personalab.lib.filestore.session_read import LinesBefore
+from personalab.lib.filestore.store import FileStore
+from personalab.lib.lines import line_prompt_usable
+from personalab.lib.tokens import count_tokens, tokenizer_name
+
+Shown = Callable[[list[dict[str, Any]]], list[dict[str, Any]]]
+
+
+@dataclass(frozen=True)
+class _Held:
+    first: int  # the tally is of the lines before this position
+    edge: tuple[int, int]  # the line index's (end, crc) of the line before it
+    tokens: int  # the shown contents' tokens of the messages without a macro before it
+    speakers: frozenset[str]  # whose replies lie before it
+
+
+_HELD = 8
+_held: OrderedDict[tuple[Any, ...], _Held] = OrderedDict()
+_held_lock = threading.Lock()
+_NONE = _Held(0, (0, 0), 0, frozenset())
+
+
+@dataclass(frozen=True)
+class GroupBefore:
+    lines_before: LinesBefore  # message_tokens as the speaker's prompt weighs them
+    speakers: frozenset[str]  # whose replies lie before the stretch (their own macros)
+
+
+def group_lines_before(source: Any, before: LinesBefore, *, shown: Shown,
+                       key: tuple[Any, ...]) -> GroupBefore | None:
+    """`before` (the lines at positions [0, len(source)) of `source`, a
+    session_stretch.LinesSource) with its messages' tokens counted as `shown` (what the prompt
+    makes of a list of lines for this speaker, its macros filled as the prompt fills them)
+    shows them. `key`: everything `shown` depends on for a line without a macro (the speaker,
+    the names it falls back on). None: the file no longer holds what was read."""
+    first = len(source)
+    whole_key = (os.path.abspath(source.path), tokenizer_name(), *key)
+    with _held_lock:
+        held = _held.get(whole_key, _NONE)
+    if held.first > first or source.edge(held.first) != held.edge:
+        held = _NONE
+    parsed = source.lines(held.first, first)
+    if parsed is None:
+        return None
+    lines, macro = parsed
+    plain = [line for line, flagged in zip(lines, macro) if not flagged]
+    held = _Held(first, source.edge(first), held.tokens + _weighed(shown(plain)),
+                 held.speakers | _speakers(lines))
+    with _held_lock:
+        _held[whole_key] = held
+        _held.move_to_end(whole_key)
+        while len(_held) > _HELD:
+            _held.popitem(last=False)
+    tokens = held.tokens + _weighed(shown(list(before.macro_messages)))
+    return GroupBefore(dataclasses.replace(before, message_tokens=tokens), held.speakers)
+
+
+def group_before_for_speaker(store: FileStore, *, state: dict[str, Any],
+                             character: dict[str, Any], speaker_id: str,
+                             persona: dict[str, Any], source: Any,
+                             before: LinesBefore) -> GroupBefore | None:
+    """group_lines_before for `speaker_id` (playing `character`) in the group chat of
+    `state`, its lines shown as chat/play/context.py's prompt shows them to that speaker."""
+    speaker_name, unnamed_by = character.get("name") or "", unnamed_lines_by(state)
+    unnamed = unnamed_name(store, state)
+
+    def shown(lines: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        return lines_for_speaker(
+            lines_with_own_macros(store, state=state, lines=lines, character=character,
+                                  speaker_id=speaker_id, persona=persona),
+            speaker_id=speaker_id, player_name=persona["name"], speaker_name=speaker_name,
+            unnamed_by=unnamed_by, unnamed_name=unnamed)
+
+    return group_lines_before(source, before, shown=shown, key=(
+        speaker_id, speaker_name, persona["name"], unnamed_by, unnamed))
+
+
+def _weighed(lines: list[dict[str, Any]]) -> int:
+    """The contents' tokens of the messages among `lines` a prompt may send (summary lines
+    are rendered each turn, so the tally keeps them apart), as chat/prompt/tally.py counts."""
+    return sum(count_tokens(line["content"]) for line in lines
+               if line_prompt_usable(line) and line.get("type") != "summary")
+
+
+def _speakers(lines: list[dict[str, Any]]) -> frozenset[str]:
+    return frozenset(str(line["speaker"]) for line in lines
+                     if line.get("role") == "assistant" and line.get("speaker"))

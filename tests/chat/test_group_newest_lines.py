@@ -1,0 +1,101 @@
+"""A group's turn on a long chat reads only the newest lines its window holds, and its prompt,
+warnings and trace are what a whole read gives: the lines before the stretch are weighed as the
+speaker's prompt shows them ("Ann: …" counts other than "Ann: " and the text apart)."""
+
+from __future__ import annotations
+
+import dataclasses
+
+import pytest
+
+from chat.groups.speakers import Pick
+from chat.play.context import context_load, context_prepare
+from chat.services.instances import instance_create
+from personalab.lib.trace_refs import conversation_refer
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+# Texts whose tokens change when "Name: " goes before them (cl100k merges across the join).
+TEXTS = ("'s the key under the stairs?", "  spaced out", "...and then?", "!!! no way",
+         "123 boats at the pier", "的灯塔还亮着吗？", "\nthe storm came at night")
+
+
+@pytest.fixture
+def group(store, alice, character, brenna):  # noqa: F811
+    return instance_create(store, owner=alice, character_ids=[character, brenna],
+                           reply_order="everyone")
+
+
+def _long_group_session(store, group, character, brenna, count: int = 900) -> str:
+    session_id = store.instance_state_read(group)["current_session_id"]
+    read = store.session_read(group, session_id)
+    lines = [{"type": "summary", "content": "前情：灯塔的钥匙丢了。"},
+             # a member who has left: its line keeps its own {{char}}
+             {"role": "assistant", "speaker": "gone_member", "name": "Gone",
+              "content": "{{char}} waves at {{user}}.", "turn": 1}]
+    speakers = ((character, "Alserqi"), (brenna, "Brenna"))
+    for n in range(count):
+        text = f"{TEXTS[n % len(TEXTS)]} ({n})"
+        if n % 3 == 0:
+            line = {"role": "user", "content": text, "turn": n // 3 + 1}
+            if n % 9:
+                line["name"] = "Ann"  # the rest said under no name: the persona's
+        else:
+            speaker, name = speakers[n % 3 - 1]
+            line = {"role": "assistant", "content": text, "turn": n // 3 + 1,
+                    "speaker": speaker, "name": name}
+            if n % 7 == 0:
+                del line["speaker"]  # judged by its name
+            if n % 11 == 0:
+                line["content"] += " {{char}} nods."
+        lines.append(line)
+        if n == 300:
+            lines.append({"type": "note", "content": "Night falls.", "is_system": False})
+    store.session_rewrite(group, session_id, [read.metadata, *lines])
+    config = store.config_read()
+    config["limits"]["max_total_tokens"] = 3000
+    config["limits"]["conversation_max_tokens"] = 50
+    store.config_write(config)
+    return session_id
+
+
+def _prompt(prepared):
+    conversation = next(s for s in prepared.prompt.sections if s.name == "conversation")
+    return (prepared.prompt.messages, prepared.prompt.total_tokens,
+            (conversation.omitted, conversation.tokens, conversation.note), prepared.warnings)
+
+
+@pytest.mark.parametrize("who", ["character", "brenna"])
+def test_a_group_turn_reads_only_the_newest_lines_and_builds_what_a_whole_read_builds(
+        store, group, character, brenna, who):  # noqa: F811
+    session_id = _long_group_session(store, group, character, brenna)
+    speaker = Pick(character_id=character if who == "character" else brenna, reason="test")
+    for text in ("灯塔怎么样了？", "然后呢？"):  # the second turn carries the first's tally on
+        with store.instance_lock(group):
+            ctx = context_load(store, instance_id=group, user_text=text, speaker=speaker)
+        assert ctx.first_index > 500  # the lines before were never parsed for the window
+        whole = store.session_read(group, session_id)
+        assert ctx.lines == whole.lines[ctx.first_index:]
+        full_ctx = dataclasses.replace(ctx, lines=list(whole.lines), first_index=0,
+                                       lines_before=None, token_counts={}, before_source=None)
+        newest, everything = context_prepare(store, ctx, {}), context_prepare(store, full_ctx, {})
+        assert _prompt(newest) == _prompt(everything)
+        overflow = next(w for w in newest.warnings if w["category"] == "conversation_overflow")
+        assert overflow["current_value"] > ctx.lines_before.message_tokens > 5000
+        assert conversation_refer(newest.prompt.messages, ctx.lines, session_id=session_id,
+                                  first_index=ctx.first_index) == conversation_refer(
+            everything.prompt.messages, full_ctx.lines, session_id=session_id)
+        assert "gone_member" in ctx.speakers_before
+
+
+def test_the_raw_tally_would_have_told_another_figure(store, group, character, brenna):  # noqa: F811
+    """What the bounded read once gave up on: the index's counts of the texts alone are not
+    what the renamed lines weigh."""
+    _long_group_session(store, group, character, brenna)
+    speaker = Pick(character_id=brenna, reason="test")
+    with store.instance_lock(group):
+        ctx = context_load(store, instance_id=group, user_text="灯塔怎么样了？", speaker=speaker)
+    raw = ctx.lines_before
+    context_prepare(store, ctx, {})
+    assert ctx.lines_before.message_tokens != raw.message_tokens
+    assert ctx.lines_before.messages == raw.messages and ctx.lines_before.usable == raw.usable
