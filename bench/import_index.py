@@ -2,6 +2,7 @@
 every line is embedded (e5 and MiniLM into Chroma), and passages/s.
 
     .venv/bin/python bench/import_index.py [--messages 10000] [--data DIR] [--no-fill]
+                                           [--distinct]
 
 A SillyTavern chat of `--messages` lines is made from the LoCoMo conversations of
 ../shared/bench/locomo (repeated as needed; synthetic lines when absent), with a plain fact
@@ -15,7 +16,9 @@ timed on its own, with how many times it read the keyword file's log (`keyword_l
 reads of log entries into a part, memory/keyword_index/store.py) and how many snapshots it
 wrote, and so is the keyword side of the fill (`keyword_during_fill`: its keyword writes'
 seconds, log reads, snapshots, and the dead positions rewrites left); `--no-fill` stops after
-the recall question (a 50,000-message fill takes an hour).
+the recall question (a 50,000-message fill takes an hour). The import's and its keyword step's
+CPU seconds (`cpu_seconds_import`, `cpu_seconds_keyword_step`: the process's, every thread) are
+printed beside their wall time, which on a shared machine is mostly waiting for a core.
 """
 
 from __future__ import annotations
@@ -53,10 +56,13 @@ def texts_load(data: Path, count: int) -> list[tuple[str, str]]:
     return [pairs[n % len(pairs)] for n in range(count)]
 
 
-def chat_make(count: int, data: Path) -> bytes:
+def chat_make(count: int, data: Path, *, distinct: bool = False) -> bytes:
+    """`distinct`: each text ends with its line's number, so no two lines say the same (LoCoMo
+    holds 4,120 texts, repeated: a cache of counts or tokens would meet each one again)."""
     records: list[dict] = [{"user_name": "Ann", "character_name": "Bo",
                             "create_date": "2024-3-5 @14h 02m 09s", "chat_metadata": {}}]
     for number, (_, text) in enumerate(texts_load(data, count)):
+        text = f"{text} ({number})" if distinct else text
         records.append({"name": "Ann" if number % 2 == 0 else "Bo", "is_user": number % 2 == 0,
                         "is_system": False, "send_date": "2024-03-05T14:03:00.000Z",
                         "mes": FACT if number == 5 else text, "extra": {}})
@@ -71,7 +77,8 @@ def keyword_step_watch(runtime) -> dict[str, float]:
     from memory.keyword_index.bm25 import KeywordPart
     from memory.keyword_index.store import KeywordStore
 
-    counts = {"seconds": 0.0, "log_reads": 0, "snapshots": 0, "writes_seconds": 0.0}
+    counts = {"seconds": 0.0, "cpu_seconds": 0.0, "log_reads": 0, "snapshots": 0,
+              "writes_seconds": 0.0}
     refresh, to_bytes = KeywordStore._refresh, KeywordPart.to_bytes
     step, upsert = runtime.session_keywords_index, KeywordStore.upsert
 
@@ -87,11 +94,12 @@ def keyword_step_watch(runtime) -> dict[str, float]:
         return to_bytes(self)
 
     def step_timed(*args, **kwargs):
-        started = time.perf_counter()
+        started, cpu = time.perf_counter(), time.process_time()
         try:
             return step(*args, **kwargs)
         finally:
             counts["seconds"] += time.perf_counter() - started
+            counts["cpu_seconds"] += time.process_time() - cpu
 
     def upsert_timed(self, *args, **kwargs):
         started = time.perf_counter()
@@ -110,12 +118,14 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--messages", type=int, default=10000)
     parser.add_argument("--no-fill", action="store_true")
+    parser.add_argument("--distinct", action="store_true",
+                        help="no two lines of the chat say the same (a number ends each)")
     parser.add_argument("--data", type=Path, default=REPO.parent.parent / "shared" / "bench"
                         / "locomo")
     args = parser.parse_args()
     if not args.data.is_dir():
         args.data = REPO.parent / "shared" / "bench" / "locomo"
-    chat = chat_make(args.messages, args.data)
+    chat = chat_make(args.messages, args.data, distinct=args.distinct)
     with _harness.data_dir_temp() as data_dir:
         setup = _harness.app_setup(data_dir, instances=1, memory_indexing=True)
         os.environ.update(_harness.base_env(data_dir))
@@ -137,14 +147,17 @@ def main() -> None:
         runtime.index_for(store).collection_ids()  # the models and Chroma loaded before timing
         runtime.index_for(store).query_embed("warm up")
         load_before = os.getloadavg()
-        started = time.perf_counter()
+        started, cpu = time.perf_counter(), time.process_time()
         session_import(store, instance_id=instance_id, data=chat)
-        imported = time.perf_counter() - started
+        imported, imported_cpu = time.perf_counter() - started, time.process_time() - cpu
         hits = query_user_history(QUESTION, instance_id, index=runtime.index_for(store),
                                   force=True, k=5).hits
         searchable = time.perf_counter() - started
         found = any("Juniper" in hit.text for hit in hits)
-        keywords = {"seconds_keyword_step": round(keyword_counts["seconds"], 2),
+        keywords = {"megabytes": round(len(chat) / 1e6, 1),
+                    "cpu_seconds_import": round(imported_cpu, 2),
+                    "cpu_seconds_keyword_step": round(keyword_counts["cpu_seconds"], 2),
+                    "seconds_keyword_step": round(keyword_counts["seconds"], 2),
                     "keyword_log_reads": keyword_counts["log_reads"],
                     "keyword_snapshots": keyword_counts["snapshots"]}
         if args.no_fill:

@@ -140,6 +140,56 @@ class KeywordPart:
             lines.insert(at, line)
             self._relink(lines, at)
 
+    def add_many(self, documents: list[tuple[str, str, dict[str, Any]]]) -> None:
+        """add() of each of `documents` (doc_id, text, metadata) in order, the very same part
+        made; new turns (an import's) are added in one go: each session's lines sorted and
+        linked to the lines before them once, not one insert and relink per line."""
+        doc_ids = [doc_id for doc_id, _, _ in documents]
+        if (self.collection != "turns" or len(set(doc_ids)) != len(doc_ids)
+                or any(doc_id in self.positions for doc_id in doc_ids)):
+            for document in documents:
+                self.add(*document)
+            return
+        start, count = len(self.ids), len(documents)
+        self._changes += count
+        self.ids.extend(doc_ids)
+        self.positions.update(zip(doc_ids, range(start, start + count)))
+        self.alive.extend(b"\x01" * count)
+        if self.asks is not None:
+            self.asks.extend(round(255 * ask_share(text)) for _, text, _ in documents)
+        for before in self.before:
+            before.extend(array("i", [-1]) * count)
+        postings, lengths = self.postings, array("i")
+        for position, (_, text, metadata) in enumerate(documents, start=start):
+            tokens = text_tokenize(turn_text(text, metadata))
+            lengths.append(len(tokens))
+            for token in tokens:
+                found = postings.get(token)
+                if found is None:
+                    found = postings[token] = array("i")
+                found.append(position)
+        self.lengths.extend(lengths)
+        for key in FILTER_KEYS:
+            values = self.values[key]
+            self.codes[key].extend(values.setdefault(str(metadata.get(key) or ""), len(values))
+                                   for _, _, metadata in documents)
+        if self.speakers is not None:
+            self.speakers.update(filter(None, (speaker_name(m) for _, _, m in documents)))
+        added: dict[str, list[tuple[int, int, int]]] = {}
+        for position, (_, _, metadata) in enumerate(documents, start=start):
+            session_id = str(metadata.get("session_id", ""))
+            line = (*_line_order(metadata), position)
+            added.setdefault(session_id, []).append(line)
+            self.lines[position] = (session_id, line)
+        for session_id, new in added.items():
+            lines = self._session_lines(session_id)
+            first = bisect.bisect(lines, min(new))
+            lines[first:] = sorted([*lines[first:], *new])
+            for at in range(first, len(lines)):
+                position = lines[at][2]
+                for back, before in enumerate(self.before, start=1):
+                    before[position] = lines[at - back][2] if at - back >= 0 else -1
+
     def remove(self, doc_id: str) -> None:
         position = self.positions.get(doc_id)
         if position is not None:

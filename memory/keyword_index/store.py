@@ -11,7 +11,7 @@ import re
 import sqlite3
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -130,6 +130,26 @@ def _changed_only(db: sqlite3.Connection, collection: str, rows: list[LogRow]) -
     return changed
 
 
+def _entries_apply(part: KeywordPart, entries: Iterable[tuple[str, str | None, str]]) -> None:
+    """The log's `entries` (doc_id, text or None for a delete, metadata as JSON) applied to
+    `part` in order: the runs of documents it does not hold yet (an import's lines, a snapshot's
+    log) added together (KeywordPart.add_many), the rest one at a time."""
+    run: list[tuple[str, str, dict[str, Any]]] = []
+    in_run: set[str] = set()
+    for doc_id, text, meta in entries:
+        if text is not None and doc_id not in in_run and doc_id not in part.positions:
+            run.append((doc_id, text, json.loads(meta)))
+            in_run.add(doc_id)
+            continue
+        part.add_many(run)
+        run, in_run = [], set()
+        if text is None:
+            part.remove(doc_id)
+        else:
+            part.add(doc_id, text, json.loads(meta))
+    part.add_many(run)
+
+
 class KeywordStore:
     """The keyword parts of every instance, shared by every worker through one SQLite file per
     instance (`folder/{instance_id}.sqlite3`).
@@ -233,13 +253,9 @@ class KeywordStore:
     @staticmethod
     def _replay(db: sqlite3.Connection, collection: str) -> KeywordPart:
         part = KeywordPart(collection)
-        for doc_id, text, meta in db.execute(
-                "SELECT doc_id, text, metadata FROM log WHERE collection = ? ORDER BY seq",
-                (collection,)):
-            if text is None:
-                part.remove(doc_id)
-            else:
-                part.add(doc_id, text, json.loads(meta))
+        _entries_apply(part, db.execute(
+            "SELECT doc_id, text, metadata FROM log WHERE collection = ? ORDER BY seq",
+            (collection,)))
         return part
 
     def delete_instance(self, instance_id: str) -> None:
@@ -286,13 +302,9 @@ class KeywordStore:
                     pass
         if cached.part.speakers is None or cached.part.asks is None:
             _log_fill(db, collection, cached.part)
-        for doc_id, text, meta in db.execute(
-                "SELECT doc_id, text, metadata FROM log WHERE collection = ? AND seq > ? "
-                "AND seq <= ? ORDER BY seq", (collection, cached.seq, top)):
-            if text is None:
-                cached.part.remove(doc_id)
-            else:
-                cached.part.add(doc_id, text, json.loads(meta))
+        _entries_apply(cached.part, db.execute(
+            "SELECT doc_id, text, metadata FROM log WHERE collection = ? AND seq > ? "
+            "AND seq <= ? ORDER BY seq", (collection, cached.seq, top)))
         cached.seq = top
         self._cache[key] = cached
         return cached

@@ -37,17 +37,34 @@ def _english_stem(word: str) -> str:
 _stemmers = threading.local()
 
 
+# What each English word found becomes (nothing for a stop word, else its stem), looked up
+# once per word rather than split, checked and stemmed each time (an import tokenizes 100,000
+# lines at once). At most this many words are kept, so what one account's texts add to the
+# server's memory is bounded; a word past them is worked out each time, the same way.
+WORD_FORMS_KEPT = 200_000
+_word_forms: dict[str, tuple[str, ...]] = {}
+
+
+def _word_form(token: str) -> tuple[str, ...]:
+    word = token.split("'")[0]
+    return (_english_stem(word),) if word and word not in STOP_WORDS_EN else ()
+
+
 def text_tokenize(text: str) -> list[str]:
     """Lower-case English words (stop words out, lightly stemmed) and Chinese character bigrams
     (Chinese has no spaces; bigrams match most two-character words without a dictionary)."""
     tokens: list[str] = []
+    forms = _word_forms
     for token in _TOKEN.findall(text.lower()):
-        if not token.isascii():  # a run of Chinese characters
-            tokens += map(str.__add__, token[:-1], token[1:]) if len(token) > 1 else [token]
-            continue
-        word = token.split("'")[0]
-        if word and word not in STOP_WORDS_EN:
-            tokens.append(_english_stem(word))
+        form = forms.get(token)
+        if form is None:
+            if not token.isascii():  # a run of Chinese characters
+                tokens += map(str.__add__, token[:-1], token[1:]) if len(token) > 1 else [token]
+                continue
+            form = _word_form(token)
+            if len(forms) < WORD_FORMS_KEPT:
+                forms[token] = form
+        tokens += form
     return tokens
 
 

@@ -232,8 +232,11 @@ class MemoryIndex:
                      [{**turn_metadata(line, owner),
                        "context_id": turn_doc_id(session_id, previous) if previous else ""}
                       for line, previous in zip(lines, contexts)],
-                     [turn_embedding_text(line) for line in lines], keywords_only=keywords_only,
-                     contexts=[turn_embedding_text(p) if p else None for p in contexts])
+                     # What is embedded: nothing when only the keyword store is written.
+                     [] if keywords_only else [turn_embedding_text(line) for line in lines],
+                     keywords_only=keywords_only,
+                     contexts=None if keywords_only else [turn_embedding_text(p) if p else None
+                                                          for p in contexts])
 
     def second_add(self, *, owner: dict[str, Any], turns: list[dict[str, Any]]) -> None:
         """MiniLM's vectors of the indexable `turns`, each line alone with its speaker (as the

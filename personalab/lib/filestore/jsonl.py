@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from personalab.lib.file_trust import AppendWatch
-from personalab.lib.jsontext import json_loads_for
+from personalab.lib.jsontext import json_lines_at_once, json_loads_for
 from personalab.lib.lines import line_parse
 from personalab.lib.store_errors import MissingFile
 
@@ -69,12 +69,34 @@ def lines_parse(data: bytes, path: Path, first_number: int,
     records: list[dict[str, Any]] = []
     problems: list[LineProblem] = []
     loads = json_loads_for(data)
+    whole = _lines_parse_at_once(data, path, first_number, check, loads)
+    if whole is not None:
+        return whole
     for number, raw in enumerate(data.split(b"\n")[:-1], start=first_number):
         record, reason = line_parse(raw, check, loads=loads)
         if record is not None:
             records.append(record)
         elif reason is not None:
             problems.append(LineProblem(str(path), number, reason))
+    return records, problems
+
+
+def _lines_parse_at_once(data: bytes, path: Path, first_number: int,
+                         check: Callable[[dict[str, Any]], str | None] | None,
+                         loads: Callable[[bytes], Any]
+                         ) -> tuple[list[dict[str, Any]], list[LineProblem]] | None:
+    """lines_parse's answer from one parse of the whole block (json_lines_at_once); None when
+    its lines must be parsed one by one."""
+    parsed = json_lines_at_once(data, loads)
+    if parsed is None or check is None:
+        return None if parsed is None else (parsed, [])
+    records: list[dict[str, Any]] = []
+    problems: list[LineProblem] = []
+    for number, record in enumerate(parsed, start=first_number):
+        if reason := check(record):
+            problems.append(LineProblem(str(path), number, reason))
+        else:
+            records.append(record)
     return records, problems
 
 
