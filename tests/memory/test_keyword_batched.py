@@ -7,6 +7,7 @@ import random
 
 from memory.keyword_index.bm25 import KeywordPart
 from memory.keyword_index.store import KeywordStore
+from memory.keyword_index.tokens import _english_stem, text_tokenize
 
 WORDS = ("lighthouse", "key", "stairs", "goats", "Juniper", "storm", "pier", "compass",
          "bakery", "lanterns", "running", "runs", "hiked", "灯塔", "钥匙", "港口的风暴")
@@ -90,3 +91,12 @@ def test_an_import_written_at_once_answers_as_one_written_line_by_line(tmp_path)
             assert got.full == expected.full
     assert batched.part("inst_001", "turns").to_bytes() == \
         by_line.part("inst_001", "turns").to_bytes()
+
+
+def test_a_number_is_its_own_stem_as_snowball_makes_it():
+    numbers = [str(n) for n in range(3000)] + ["007", "0000", "12345678901234567890",
+                                                *(str(random.Random(6).randrange(10 ** 12))
+                                                  for _ in range(200))]
+    assert [_english_stem(number) for number in numbers] == numbers
+    assert text_tokenize("Room 101's door, 2nd floor, 1984 (12345)") == [
+        "room", "101", "door", "2nd", "floor", "1984", "12345"]
