@@ -62,14 +62,18 @@ def group_lines_before(source: Any, before: LinesBefore, *, shown: Shown,
     whole_key = (os.path.abspath(source.path), tokenizer_name(), *key)
     with _held_lock:
         held = _held.get(whole_key, _NONE)
-    if held.first > first or source.edge(held.first) != held.edge:
+    if source.edge(held.first) != held.edge:
         held = _NONE
-    parsed = source.lines(held.first, first)
+    # The lines between the last tally's edge and this one's: added, or (a regenerate reads
+    # one line further back) taken back out. Whose replies they hold stay in `speakers`: a
+    # line taken back lies in the stretch, whose own replies the prompt reads anyway.
+    parsed = source.lines(*sorted((held.first, first)))
     if parsed is None:
         return None
     lines, macro = parsed
-    plain = [line for line, flagged in zip(lines, macro) if not flagged]
-    held = _Held(first, source.edge(first), held.tokens + _weighed(shown(plain)),
+    weight = _weighed(shown([line for line, flagged in zip(lines, macro) if not flagged]))
+    held = _Held(first, source.edge(first),
+                 held.tokens + (weight if first >= held.first else -weight),
                  held.speakers | _speakers(lines))
     with _held_lock:
         _held[whole_key] = held

@@ -8,9 +8,13 @@ import dataclasses
 
 import pytest
 
+from chat.groups import before_tally
+from chat.groups.before_tally import group_before_for_speaker
 from chat.groups.speakers import Pick
 from chat.play.context import context_load, context_prepare
 from chat.services.instances import instance_create
+from library.selectors import character_for_chat, persona_effective
+from personalab.lib.filestore.session_stretch import LinesSource
 from personalab.lib.trace_refs import conversation_refer
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -99,3 +103,28 @@ def test_the_raw_tally_would_have_told_another_figure(store, group, character, b
     context_prepare(store, ctx, {})
     assert ctx.lines_before.message_tokens != raw.message_tokens
     assert ctx.lines_before.messages == raw.messages and ctx.lines_before.usable == raw.usable
+
+
+def test_a_tally_carried_forward_or_back_is_the_tally_made_afresh(store, group, character,
+                                                                  brenna):  # noqa: F811
+    # a regenerate reads a line further back than the turn before it: taken back out
+    session_id = _long_group_session(store, group, character, brenna)
+    read = store.session_read(group, session_id, tokens=2000, overhead=4)
+    source, state = read.before_source, store.instance_state_read(group)
+    persona = persona_effective(store, owner=state.get("owner"), persona_id=None)
+
+    def weighed(first: int) -> int:
+        moved = LinesSource(source.path, source._data, source._index, source._positions, first)
+        return group_before_for_speaker(
+            store, state=state, character=character_for_chat(store, state=state,
+                                                              character_id=brenna),
+            speaker_id=brenna, persona=persona, source=moved,
+            before=read.lines_before).lines_before.message_tokens
+
+    firsts = (source.first, source.first - 7, source.first - 2, source.first + 30, 300)
+    carried = [weighed(first) for first in firsts]
+    fresh = []
+    for first in firsts:
+        before_tally._held.clear()
+        fresh.append(weighed(first))
+    assert carried == fresh and len(set(fresh)) == len(fresh)

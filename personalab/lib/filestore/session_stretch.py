@@ -176,7 +176,7 @@ def read_session_recent(path: Path, *, usable: int | None = None, tokens: int | 
                          generation=generation)
     read.lines_before = lines_before_read(path, data, index, positions, first, generation)
     read.token_counts = _token_counts(read.lines, index.records[positions[first:]])
-    read.before_source = LinesSource(path, data, index, positions[:first])
+    read.before_source = LinesSource(path, data, index, positions, first)
     return _checked(path, data, read)
 
 
@@ -185,11 +185,13 @@ class LinesSource:
     only when asked for, a few at a time (what a group's prompt weighs of them is carried on
     from turn to turn, chat/groups/before_tally.py)."""
 
-    def __init__(self, path: Path, data: Any, index: LineIndex, positions: np.ndarray) -> None:
+    def __init__(self, path: Path, data: Any, index: LineIndex, positions: np.ndarray,
+                 first: int) -> None:
         self.path, self._data, self._index, self._positions = path, data, index, positions
+        self.first = first  # the stretch's first position: the lines before it are these
 
     def __len__(self) -> int:
-        return len(self._positions)
+        return self.first
 
     def edge(self, position: int) -> tuple[int, int]:
         """The index's (end, crc) of the line before `position`: the crc covers every byte of
@@ -200,8 +202,9 @@ class LinesSource:
         return int(record["end"]), int(record["crc"])
 
     def lines(self, start: int, stop: int) -> tuple[list[dict[str, Any]], list[bool]] | None:
-        """The lines at positions [start, stop), parsed, and whether each one's bytes may hold
-        a macro (the index's flag); None when the file no longer holds what the read indexed."""
+        """The lines at positions [start, stop) (the stretch's too, when asked for), parsed, and
+        whether each one's bytes may hold a macro (the index's flag); None when the file no
+        longer holds what the read indexed."""
         picked = self._positions[start:stop]
         if not len(picked):
             return [], []
