@@ -157,7 +157,9 @@ def context_load(store: FileStore, *, instance_id: str, user_text: str,
         plot_state_before=copy.deepcopy(instance_state.get("plot_state", {})),
         speaker=speaker, trigger=trigger, first_index=read.first_index,
         lines_before=read.lines_before, token_counts=read.token_counts,
-        before_source=read.before_source,
+        # Nothing to weigh when no player's or character's line lies before the stretch (an
+        # old session's summary lines): their tally reads as the group's prompt shows them.
+        before_source=read.before_source if _said_before(read) else None,
     )
     ctx.first_included = first_included_read(store, instance_id=instance_id,
                                              session_id=session_id)
