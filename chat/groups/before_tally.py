@@ -39,7 +39,7 @@ class _Held:
     speakers: frozenset[str]  # whose replies lie before it
 
 
-_HELD = 8
+_HELD = 64  # a few ints each
 _held: OrderedDict[tuple[Any, ...], _Held] = OrderedDict()
 _held_lock = threading.Lock()
 _NONE = _Held(0, (0, 0), 0, frozenset())
