@@ -103,6 +103,9 @@ NOTE_FORMS = [
      gettext_lazy("sent as one message with the others at this depth and role, part "
                   "%(part)s of %(all)s")),
 ]
+# The message roles in the words the prompt-blocks card uses (the same msgids).
+NOTE_NAMES = {"role": {"system": gettext_lazy("system"), "user": gettext_lazy("user"),
+                       "assistant": gettext_lazy("assistant")}}
 
 
 def section_names() -> dict[str, str]:
@@ -136,7 +139,7 @@ def _note_part(part: str, sources: Mapping[str, str]) -> str:
         return recalled
     if part in NOTE_PARTS:
         return str(NOTE_PARTS[part])
-    named = form_named(part, NOTE_FORMS)
+    named = form_named(part, NOTE_FORMS, NOTE_NAMES)
     if named is not None:
         return named
     return part

@@ -138,5 +138,5 @@ def test_a_continue_puts_depth_0_after_depth_1_before_the_reply_being_continued(
 def test_the_inspector_says_in_chinese_which_part_of_a_message_a_block_is():
     with translation.override("zh-hans"):
         named = note_named("depth 1, role system; one message, part 2 of 3")
-    assert named == ("深度 1，角色 system; "
+    assert named == ("深度 1，角色 系统; "
                      "与同深度、同角色的其他块合为一条消息发送，第 2 段，共 3 段")

@@ -39,7 +39,7 @@ def test_the_inspectors_card_director_and_lore_lines_read_in_chinese(alice_clien
     fields = _part(page, 'id="card-fields"', "</table>")
     assert "在「角色描述」一节" in fields and "只显示给玩家，从不发送" in fields
     assert "放在对话历史之后" in fields
-    assert "保留了 2 个示例块中的 2 个" in fields and "深度 2，角色 system" in fields
+    assert "保留了 2 个示例块中的 2 个" in fields and "深度 2，角色 系统" in fields
     assert "section base_persona" not in fields and "never sent" not in fields
     assert '"no">description<' in fields  # the card's own field names stay as written
     director = _part(page, 'id="trace-memory"', "</details>")
