@@ -109,6 +109,9 @@ def date_parse(value: Any) -> str | None:
 MESSAGE_KEYS = ("name", "is_user", "is_system", "send_date", "mes", "extra", "swipes", "swipe_id")
 SWIPE_INFO = "swipe_info"  # a version's own entry of SillyTavern's swipe_info list
 SHOWN_SWIPE = "imported_swipe"  # which version the message's own date and extra belong to
+# In a reply's `extra`: it was stopped before it ended. A reply stopped before any text is an
+# empty message, which an import otherwise skips: the mark keeps it (and its tag) on a round trip.
+INTERRUPTED_MARK = "personalab_interrupted"
 NARRATOR_TYPES = ("narrator", "comment", "generic", "help", "welcome", "empty")
 
 
@@ -289,6 +292,8 @@ def _message_line(record: dict[str, Any], text: str, timestamp: str, *, is_user:
         line["greeting"] = True
     if record.get("is_system") is True:
         line["hidden"] = True
+    if not is_user and (_extra(record) or {}).get(INTERRUPTED_MARK) is True:
+        line["interrupted"] = True
     if is_user and macros_in(text):
         # SillyTavern stored it filled (substituteParams at send): marked as a line sent here.
         line["macros_filled"] = True
@@ -311,7 +316,7 @@ def _lines_convert(header: dict[str, Any], records: list[tuple[int, dict[str, An
             continue
         timestamp = date_parse(record.get("send_date")) or last_time
         last_time = timestamp
-        if not text.strip():
+        if not text.strip() and (_extra(record) or {}).get(INTERRUPTED_MARK) is not True:
             skipped.append({"line": number, "reason": "empty message"})
             continue
         if _is_narrator(record, speakers):

@@ -10,7 +10,12 @@ import json
 from typing import Any
 
 from chat.history_manager.base import reply_versions, version_position
-from chat.import_export.chat_formats import SHOWN_SWIPE, SUMMARY_TYPE, SWIPE_INFO
+from chat.import_export.chat_formats import (
+    INTERRUPTED_MARK,
+    SHOWN_SWIPE,
+    SUMMARY_TYPE,
+    SWIPE_INFO,
+)
 from chat.import_export.st_avatars import st_thumbnail_url
 from personalab.lib.markers import markers_removed
 
@@ -87,6 +92,8 @@ def _export_record(line: dict[str, Any], *, user_name: str, character_name: str,
         _swipes_export(line, record)
         if not is_user:
             _avatar_named(record, avatars.get(str(line.get("speaker") or "")))
+            if line.get("interrupted"):  # an empty one would be skipped by the import
+                record["extra"][INTERRUPTED_MARK] = True
             # SillyTavern would show the director's markers as text
             record["mes"] = markers_removed(record["mes"])
             if isinstance(record.get("swipes"), list):

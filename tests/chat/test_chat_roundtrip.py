@@ -11,6 +11,7 @@ from chat.history_manager import edits as history
 from chat.history_manager.base import line_fingerprint
 from chat.import_export.chat_formats import ChatFormatError, chat_import
 from chat.import_export.st_chat_export import chat_export_jsonl
+from chat.services.session_export import session_export
 from tests.chat.st_chat_records import (
     CHAT,
     GREETING,
@@ -485,3 +486,18 @@ def test_a_reply_flipped_to_another_imported_swipe_exports_that_swipes_date_and_
     assert back["mes"] == "B"
     for key in ("extra", "send_date", "gen_started", "gen_finished"):
         assert back[key] == reasoned[key], key
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_group_reply_stopped_before_any_text_survives_export_and_import(store, group,
+                                                                         character):
+    """It is an empty message in the file, which an import skips, unless marked interrupted."""
+    store.session_append(group, "sess_001", {"role": "user", "content": "hi", "turn": 1})
+    store.session_append(group, "sess_001", {"role": "assistant", "content": "", "turn": 1,
+                                             "interrupted": True, "speaker": character})
+    data, _ = session_export(store, instance_id=group, session_id="sess_001", fmt="jsonl")
+    again = chat_import(data)
+    assert not again.skipped
+    assert again.lines[-1]["role"] == "assistant" and again.lines[-1]["content"] == ""
+    assert again.lines[-1]["interrupted"] is True
+    assert records_of(_export(again))[-1]["extra"] == {"personalab_interrupted": True}
