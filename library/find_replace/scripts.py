@@ -23,7 +23,7 @@ from django.utils.translation import gettext
 from library.errors import LibraryError
 from library.find_replace.words import regex_fault_words
 from personalab.lib.config_schema import digits_int
-from personalab.lib.regex_faults import pattern_fault
+from personalab.lib.js_regex import js_pattern, js_pattern_fault
 from personalab.lib.user_regex import (
     NOT_A_REGEX,
     PatternRefused,
@@ -50,8 +50,13 @@ RUN_SECONDS = 0.1
 TOTAL_SECONDS = 1.0
 MAX_RESULT_CHARS = 2_000_000
 
-_JS_FLAGS = "gimsu"
-_NOT_JS = "xXUAJ"  # accepted by SillyTavern's flag check, then refused by the browser
+# The letters SillyTavern's regexFromString takes as flags (it reads any other, or one written
+# twice, as part of a pattern that is the whole text); x X U A J then make the browser refuse it.
+_ST_FLAGS = "gimsuxXUAJ"
+_NOT_JS = "xXUAJ"
+# What JavaScript's `.` does not match: regexFromString reads the find regex up to the first.
+_LINE_BREAKS = "\n\r\u2028\u2029"
+_FLAG_LETTERS = regex.compile(r"[A-Za-z]*")
 _GROUP_REF = regex.compile(r"\$(\d+)")
 _MATCH_MACRO = regex.compile(r"\{\{match\}\}", regex.IGNORECASE)
 
@@ -64,33 +69,49 @@ def _same(text: str) -> str:
 
 @dataclass(frozen=True)
 class FindRegex:
+    """`source`: the pattern as the `regex` engine reads JavaScript's (js_regex.py); `at`:
+    where the pattern as written starts in the find regex (1 after a "/")."""
+
     source: str
     flags: int
     global_: bool
+    at: int = 0
+    written: str = ""
+    unicode: bool = False
+
+
+class FlagRefused(ValueError):
+    def __init__(self, flag: str):
+        super().__init__(f"the flag {flag!r} is not a JavaScript regex flag (use g, i, m, s, u)")
+        self.flag = flag
 
 
 def find_regex_parse(find: str) -> FindRegex:
-    """`/pattern/flags` as SillyTavern's regexFromString reads it: the pattern between the
-    first and the last slash, the letters after it as flags; text without slashes (or with
-    letters that are not flags) is a pattern as a whole, without flags. Raises ValueError for
-    flags the browser refuses (x, X, U, A, J)."""
-    if find.startswith("/") and find.count("/") >= 2:
-        last = find.rindex("/")
-        letters = ""
-        while last + 1 + len(letters) < len(find) and find[last + 1 + len(letters)].isalpha():
-            letters += find[last + 1 + len(letters)]
-        pattern = find[1:last]
-        if pattern and (not letters or (len(set(letters)) == len(letters)
-                                        and all(c in _JS_FLAGS + _NOT_JS for c in letters))):
-            unsupported = [c for c in letters if c in _NOT_JS]
-            if unsupported:
-                raise ValueError(f"the flag {unsupported[0]!r} is not a JavaScript regex flag "
-                                 f"(use g, i, m, s, u)")
-            flags = (regex.IGNORECASE if "i" in letters else 0) | (
-                regex.MULTILINE if "m" in letters else 0) | (
-                regex.DOTALL if "s" in letters else 0)
-            return FindRegex(pattern, flags | regex.V0, "g" in letters)
-    return FindRegex(find, regex.V0, False)
+    """The find regex as SillyTavern's regexFromString reads it: its first line (a text with
+    only line breaks is empty: ValueError); `/pattern/flags` up to the last slash of that line,
+    the ASCII letters after it as flags, whatever follows them left out; a line without that
+    shape is a pattern as a whole, without flags; so is the whole text when the letters are
+    not flags or one is written twice (`/a/gg`, `/a/y`). Raises FlagRefused for x, X, U, A, J,
+    which the browser refuses."""
+    start = next((i for i, c in enumerate(find) if c not in _LINE_BREAKS), None)
+    if start is None:
+        raise ValueError("the find regex is empty")
+    end = next((i for i in range(start, len(find)) if find[i] in _LINE_BREAKS), len(find))
+    line, letters, at = find[start:end], "", start
+    last = line.rfind("/")
+    if line.startswith("/") and last >= 2:
+        letters = _FLAG_LETTERS.match(line, last + 1).group(0)
+        line, at = line[1:last], start + 1
+    if letters and (len(set(letters)) < len(letters) or any(c not in _ST_FLAGS
+                                                            for c in letters)):
+        line, letters, at = find, "", 0
+    refused = next((c for c in letters if c in _NOT_JS), None)
+    if refused:
+        raise FlagRefused(refused)
+    flags = (regex.IGNORECASE if "i" in letters else 0) | (
+        regex.MULTILINE if "m" in letters else 0) | (regex.DOTALL if "s" in letters else 0)
+    source = js_pattern(line, unicode="u" in letters, multiline="m" in letters)
+    return FindRegex(source, flags | regex.V0, "g" in letters, at, line, "u" in letters)
 
 
 def find_regex_problem(find: str) -> str | None:
@@ -106,19 +127,18 @@ def find_regex_problem(find: str) -> str | None:
 
 def find_regex_words(find: str) -> str | None:
     """find_regex_problem in its author's words and language (library/find_replace/words.py)."""
-    if not find:
-        return gettext("the find regex is empty")
     try:
         parsed = find_regex_parse(find)
-    except ValueError:
-        letter = next((c for c in find[find.rindex("/") + 1:] if c in _NOT_JS), "?")
+    except FlagRefused as exc:
         return gettext("“%(flag)s” is not a flag a JavaScript regex knows (use g, i, m, s, "
-                       "u)") % {"flag": letter}
-    fault = pattern_fault(parsed.source, parsed.flags)
+                       "u)") % {"flag": exc.flag}
+    except ValueError:
+        return gettext("the find regex is empty")
+    fault = js_pattern_fault(parsed.written, flags=parsed.flags, unicode=parsed.unicode,
+                             multiline=bool(parsed.flags & regex.MULTILINE))
     if fault is None:
         return None
-    slashed = parsed.source != find and find.startswith("/")
-    return regex_fault_words(fault, written=find, offset=1 if slashed else 0)
+    return regex_fault_words(fault, written=find, offset=parsed.at)
 
 
 @dataclass(frozen=True)

@@ -11,7 +11,7 @@ from typing import Any
 import regex
 
 from library.lore.defaults import CASE_SENSITIVE, MATCH_WHOLE_WORDS, book_flag
-from library.lore.js_regex import js_flags_valid, js_pattern
+from personalab.lib.js_regex import js_flags_valid, js_pattern, js_pattern_fault
 from personalab.lib.regex_faults import REFUSAL_KINDS, RegexFault, pattern_fault
 from personalab.lib.user_regex import (
     PatternRefused,
@@ -49,7 +49,8 @@ def slash_regex(key: str) -> regex.Match[str] | None:
 
 
 def _slashed_source(slashed: regex.Match[str]) -> str:
-    return js_pattern(slashed.group(1), unicode="u" in slashed.group(2))
+    return js_pattern(slashed.group(1), unicode="u" in slashed.group(2),
+                      multiline="m" in slashed.group(2))
 
 
 @dataclass
@@ -134,7 +135,9 @@ def key_fault(key: str, *, use_regex: bool, strict: bool = True) -> tuple[RegexF
     slashed = slash_regex(key)
     if not slashed and not use_regex:
         return None
-    fault = pattern_fault(_slashed_source(slashed) if slashed else key, regex.V0)
+    fault = js_pattern_fault(slashed.group(1), flags=regex.V0, unicode="u" in slashed.group(2),
+                             multiline="m" in slashed.group(2)) if slashed \
+        else pattern_fault(key, regex.V0)
     if fault is None or (not strict and fault.kind not in REFUSAL_KINDS):
         return None
     return fault, 1 if slashed else 0
@@ -181,8 +184,9 @@ def _regex_time_spent(scan: KeyScan) -> bool:
 
 
 def _regex_found(pattern: regex.Pattern[str], text: str, scan: KeyScan, label: str, *,
-                 sticky: bool = False) -> int | None:
-    """Where in MESSAGE_START + `text` the pattern matches first, or None."""
+                 sticky: bool = False, written: str = "") -> int | None:
+    """Where in MESSAGE_START + `text` the pattern matches first, or None; `written`: the
+    pattern as its author wrote it (js_pattern rewrote `$` and `\\s`), for the problem said."""
     if _regex_time_spent(scan) or pattern.pattern in scan.stopped:
         return None
     started = time.perf_counter()
@@ -194,7 +198,7 @@ def _regex_found(pattern: regex.Pattern[str], text: str, scan: KeyScan, label: s
         return None if found is None else found.start()
     except TimeoutError:
         scan.stopped.add(pattern.pattern)
-        scan.problems.append(f"{label}: regex {pattern.pattern!r} took longer than "
+        scan.problems.append(f"{label}: regex {written or pattern.pattern!r} took longer than "
                              f"{int(REGEX_TIMEOUT_SECONDS * 1000)} ms and was stopped")
         return None
     finally:
@@ -252,7 +256,7 @@ def key_where(key: str, texts: list[tuple[str, str]], entry: dict[str, Any],
         slashed = slash_regex(key)
         sticky = slashed is not None and "y" in slashed.group(2)
         position = _regex_found(pattern, JOINER.join(text for _, text in texts), scan, label,
-                                sticky=sticky)
+                                sticky=sticky, written=slashed.group(1) if slashed else key)
         return None if position is None else _text_at(texts, position)
     if not case:
         # JavaScript's toLowerCase, as SillyTavern's matchKeys: casefold made "STRASSE" fire

@@ -1,0 +1,56 @@
+"""A regex script's find regex read as SillyTavern reads it: regexFromString takes the first
+line, `/pattern/flags` up to its last slash, and hands them to JavaScript's RegExp, whose
+`[^]`, `\\u{…}`, `$`, `\\k<name>` and `\\s` Python's engine reads otherwise. Each expected text is
+what SillyTavern's runRegexScript gave in Node for the same script."""
+
+from __future__ import annotations
+
+import pytest
+
+from library.find_replace.scripts import (
+    AI_OUTPUT,
+    RegexRun,
+    RegexScript,
+    find_regex_words,
+    scripts_checked,
+)
+
+
+def _run(find: str, replace: str, text: str) -> str:
+    script = RegexScript(name="t", find=find, replace=replace, placement=frozenset({AI_OUTPUT}))
+    return RegexRun(scripts=(script,)).text(text, AI_OUTPUT)
+
+
+@pytest.mark.parametrize("find,replace,text,expected", [
+    ("/<think>[^]*?<\\/think>/g", "", "a<think>x\ny</think>b", "ab"),   # [^]: any character
+    ("/[]a/g", "X", "a]a", "a]a"),                                     # []: never matches
+    ("/\\u{1F600}/gu", "X", "hi 😀", "hi X"),
+    ("/\\uD83D\\uDE00/g", "X", "hi 😀", "hi X"),                        # a UTF-16 pair
+    ("/\\p{L}/g", "X", "p{L} héllo", "X héllo"),                       # without u: the text
+    ("/(?<n>a)\\k<n>/g", "X", "aa a", "X a"),
+    ("/end$/g", "X", "the end\n", "the end\n"),                        # $ is the very end
+    ("/^a$/gm", "X", "a\r\na", "X\r\nX"),                              # \r ends a line too
+    ("/\\s/g", "X", "a\u3000b\ufeffc\u0085d", "aXbXc\u0085d"),
+    ("/\\cJ/g", "X", "a\nb", "aXb"),
+    ("/a{,2}/g", "X", "a{,2} aa", "X aa"),
+    ("/\\Aa/g", "X", "Aa a", "X a"),
+    ("/abc/g中", "X", "abc abc", "X X"),    # flags are ASCII letters; what follows is left out
+    ("/a\nb/g", "X", "a\nb a", "a\nb a"),   # the first line only: "/a" as written
+    ("foo\nbar", "X", "foo\nbar foo", "X\nbar foo"),
+    ("/abc/y", "X", "abc /abc/y", "abc X"),  # y is no flag there: the whole text is the pattern
+    ("/abc/gg", "X", "abc /abc/gg", "abc X"),
+    ("/(a)(b)?/g", "[$2|$1|$0|{{match}}]", "ab a", "[b|a|ab|ab] [|a|a|a]"),
+])
+def test_a_find_regex_matches_what_it_matched_in_sillytavern(find, replace, text, expected):
+    assert _run(find, replace, text) == expected
+
+
+def test_a_javascript_only_pattern_is_saved_not_refused():
+    find = "/<think>[^]*?<\\/think>/g"
+    saved = scripts_checked([{"scriptName": "hide thinking", "findRegex": find,
+                              "replaceString": "", "placement": [2]}])
+    assert saved[0]["findRegex"] == find
+
+
+def test_a_fault_after_a_rewritten_escape_points_where_it_was_written():
+    assert find_regex_words("/\\s+(a/g") == "a “(” is never closed, after “/\\s+(”"
