@@ -56,15 +56,19 @@ def trash_listed(store: FileStore, *, user, kind: str | None = None) -> list[dic
     kind, id, name, owner and when deleted (None for a delete from before this was noted)."""
     listed = []
     for each in (kind,) if kind else KINDS:
-        mine = 0
-        for kept in store.trash_listed(f"{each}s"):
-            note = store.trash_note(f"{each}s", kept.path)
-            if item_can_change(note, user) and _owner_was_there(note, kept.path):
-                listed.append(_shown(each, kept, note))
-                mine += 1
-                if mine == LISTED_MAX:
-                    break
+        folders = f"{each}s"
+        mine = store.trash_listed(folders, keep=_mine(store, folders, user))
+        listed.extend(_shown(each, kept, store.trash_note(folders, kept.path))
+                      for kept in mine[:LISTED_MAX])
     return listed
+
+
+def _mine(store: FileStore, folders: str, user) -> Callable[[str], bool]:
+    """Whether a kept copy (its folder) is one `user` may restore, read from its note."""
+    def keep(path: str) -> bool:
+        note = store.trash_note(folders, path)
+        return item_can_change(note, user) and _owner_was_there(note, Path(path))
+    return keep
 
 
 def trash_offered(store: FileStore, *, kind: str, item_id: str, user) -> dict[str, Any] | None:

@@ -120,3 +120,39 @@ def test_a_deleted_persona_is_offered_back_on_the_personas_page(alice_client, al
     assert "Persona Mira restored." in restored.content.decode()
     assert store.persona_read(persona)["description"] == "A traveller."
     assert "trash-empty" in alice_client.get("/library/trash/").content.decode()
+
+
+def test_bob_restores_nothing_of_alices_by_any_spelling_of_its_id(as_alice, as_bob, bob,
+                                                                   store):
+    """Red team (2026-12-02): the kept copy's folder name, case, glob and dot tricks."""
+    item_id = _made_and_deleted(as_alice, "characters")
+    (kept,) = (store.root / "trash" / "characters").glob(f"{item_id}.*")
+    bob_client = Client()
+    bob_client.force_login(bob)
+    for spelled in (item_id, kept.name, item_id.upper(), f"{item_id}*", "char_*", "..",
+                    "%2e%2e", f"{item_id}%2f..", f"{item_id}%00"):
+        assert as_bob("post", f"/api/v1/characters/{spelled}/restore").status_code in (400, 404)
+        assert bob_client.post(f"/library/characters/{spelled}/restore").status_code == 404
+    assert as_alice("post", f"/api/v1/characters/{kept.name}/restore").status_code == 400
+    assert kept.is_dir()
+
+
+def test_a_deleted_items_markup_name_stays_text_in_the_list_and_the_flash(alice_client,
+                                                                          as_alice):
+    name = "<img src=x onerror=alert(1)>"
+    item_id = _made_and_deleted(as_alice, "characters", name=name)
+    for language in ("en", "zh-hans"):
+        alice_client.cookies["django_language"] = language
+        page = alice_client.get("/library/trash/").content.decode()
+        assert "<bdi>&lt;img src=x onerror=alert(1)&gt;</bdi>" in page and name not in page
+    restored = alice_client.post(f"/library/characters/{item_id}/restore", follow=True)
+    assert "角色 &lt;img src=x onerror=alert(1)&gt; 已恢复。" in restored.content.decode()
+
+
+def test_a_restore_without_its_csrf_token_is_refused(alice, as_alice):
+    item_id = _made_and_deleted(as_alice, "characters")
+    browser = Client(enforce_csrf_checks=True)
+    browser.force_login(alice)
+    assert browser.post(f"/library/characters/{item_id}/restore").status_code == 403
+    assert browser.post(f"/api/v1/characters/{item_id}/restore").status_code == 403
+    assert [i["id"] for i in as_alice("get", "/api/v1/trash").json()["items"]] == [item_id]

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
@@ -79,26 +80,45 @@ def kept_newest(trash: Path, item_id: str) -> Path | None:
     return trash / kept[-1] if kept else None
 
 
-def kept_listed(trash: Path, folders: Path) -> list[Kept]:
+def kept_listed(trash: Path, folders: Path, *,
+                keep: Callable[[str], bool] | None = None) -> list[Kept]:
     """Each deleted item's newest kept copy whose folder is still empty (nothing made or
-    restored under its id since), the latest deleted first."""
+    restored under its id since), the latest deleted first; `keep` (given the copy's folder:
+    an account's own, read from the note) is asked before the item's folder is, so another
+    account's thousands of deletes cost a name each, not a folder read each."""
     if not trash.is_dir():
         return []
-    newest: dict[str, Kept] = {}
-    for path in trash.iterdir():
-        item_id, _, _ = path.name.partition(".")
-        stamp = _stamp_of(path.name, item_id)
-        if stamp and is_valid_id(item_id) and path.is_dir() and (
-                item_id not in newest or newest[item_id].stamp < stamp):
-            newest[item_id] = Kept(item_id, path, stamp)
-    return sorted((kept for kept in newest.values() if not folder_live(folders / kept.item_id)),
+    newest: dict[str, tuple[str, str]] = {}
+    with os.scandir(trash) as entries:
+        for entry in entries:
+            item_id, _, _ = entry.name.partition(".")
+            stamp = _stamp_of(entry.name, item_id)
+            if stamp and (item_id not in newest or newest[item_id][0] < stamp) \
+                    and is_valid_id(item_id) and entry.is_dir():
+                newest[item_id] = (stamp, entry.path)
+    return sorted((Kept(item_id, Path(path), stamp) for item_id, (stamp, path) in newest.items()
+                   if (keep is None or keep(path)) and not folder_live(folders / item_id)),
                   key=lambda kept: kept.stamp, reverse=True)
 
 
-def kept_note(kept: Path, marker: str) -> dict[str, Any]:
+# A kept copy's note never changes once written (a restore renames the copy first), so each is
+# read once per process; bounded, as an account can delete without end.
+_NOTES: dict[str, dict[str, Any]] = {}
+NOTES_REMEMBERED = 50_000
+
+
+def kept_note(kept: Path | str, marker: str) -> dict[str, Any]:
     """Owner, name and when it was deleted; read from the item itself where no note was kept."""
+    remembered = _NOTES.get(str(kept))
+    if remembered is not None:
+        return dict(remembered)  # callers may add to it; the remembered one stays as read
+    kept = Path(kept)
     note = _item_read(kept / NOTE)
-    if not note:
+    if note:
+        if len(_NOTES) >= NOTES_REMEMBERED:
+            _NOTES.clear()
+        _NOTES[str(kept)] = note
+    else:  # not remembered: a delete under way writes its note last
         item = _item_read(kept / marker)
         note = {"owner": item.get("owner"), "name": item.get("name"), "deleted_at": None}
     return note
