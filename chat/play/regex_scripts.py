@@ -8,8 +8,6 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-import regex
-
 from chat.play.turn_records import TurnContext
 from library.find_replace.scripts import (
     AI_OUTPUT,
@@ -22,6 +20,7 @@ from library.find_replace.scripts import (
 from library.find_replace.services import regex_scripts_for_chat
 from library.selectors import character_for_chat_optional, persona_effective
 from personalab.lib.filestore.store import FileStore
+from personalab.lib.js_regex import js_macro_escaped
 from personalab.lib.line_macros import character_macro_values, line_macros_replace
 from personalab.lib.macros import message_macros_replace
 
@@ -42,7 +41,7 @@ def regex_run_for(store: FileStore, *, owner: str | None, character: Mapping[str
         values = {"user": persona.get("name") or "User",
                   "persona": persona.get("description") or "",
                   **character_macro_values(character)}
-    escaped = {name: regex.escape(value) for name, value in values.items()}
+    escaped = {name: js_macro_escaped(value) for name, value in values.items()}
     return RegexRun(scripts,
                     macros=lambda text: message_macros_replace(text, values, seed="regex"),
                     escape_macros=lambda text: message_macros_replace(text, escaped,

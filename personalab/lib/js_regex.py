@@ -25,6 +25,20 @@ _LINE_START = r"(?:^|(?<=[\r\u2028\u2029]))"
 _LINE_END = r"(?:$|(?=[\r\u2028\u2029]))"
 
 
+# SillyTavern's escaping of a macro's value put into a find regex (substituteRegex 2): its
+# control characters as escapes (so a multi-line persona stays on the pattern's one line) and
+# each character a pattern reads otherwise after a backslash.
+_MACRO_CONTROLS = {"\n": "\\n", "\r": "\\r", "\t": "\\t", "\v": "\\v", "\f": "\\f",
+                   "\0": "\\0"}
+_MACRO_SPECIALS = frozenset(".^$*+?{}[]\\/|()")
+
+
+def js_macro_escaped(value: str) -> str:
+    """`value` as SillyTavern escapes a macro's value for a find regex."""
+    return "".join(_MACRO_CONTROLS.get(char) or ("\\" + char if char in _MACRO_SPECIALS
+                                                 else char) for char in value)
+
+
 def js_flags_valid(letters: str) -> bool:
     """`new RegExp(p, "ii")` throws, so SillyTavern reads such a key as plain text."""
     return len(set(letters)) == len(letters)

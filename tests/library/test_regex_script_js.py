@@ -9,11 +9,13 @@ import pytest
 
 from library.find_replace.scripts import (
     AI_OUTPUT,
+    SUBSTITUTE_ESCAPED,
     RegexRun,
     RegexScript,
     find_regex_words,
     scripts_checked,
 )
+from personalab.lib.js_regex import js_macro_escaped
 
 
 def _run(find: str, replace: str, text: str) -> str:
@@ -54,3 +56,13 @@ def test_a_javascript_only_pattern_is_saved_not_refused():
 
 def test_a_fault_after_a_rewritten_escape_points_where_it_was_written():
     assert find_regex_words("/\\s+(a/g") == "a “(” is never closed, after “/\\s+(”"
+
+
+def test_an_escaped_macro_of_several_lines_stays_one_pattern_as_in_sillytavern():
+    """SillyTavern writes a newline of the value as `\\n`: the find regex keeps one line."""
+    value = "Ann (the 2nd)\nof Rhy/s"
+    script = RegexScript(name="t", find="/{{user}}!/g", replace="X",
+                         placement=frozenset({AI_OUTPUT}), substitute=SUBSTITUTE_ESCAPED)
+    run = RegexRun(scripts=(script,), escape_macros=lambda text: text.replace(
+        "{{user}}", js_macro_escaped(value)))
+    assert run.text(f"hi {value}! {value}", AI_OUTPUT) == f"hi X {value}"
