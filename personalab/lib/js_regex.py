@@ -87,6 +87,9 @@ def js_pattern(source: str, *, unicode: bool, multiline: bool = False) -> str:
             if letter == "s":  # in a class; a \S there stays Python's (close enough)
                 out.append(JS_SPACES)
                 index += 2
+                if source.startswith("-", index) and not source.startswith("-]", index):
+                    out.append(r"\-")  # `[\s-x]`: JavaScript's "-" is a character there
+                    index += 1
                 continue
             # Without `u`, JavaScript's `\p` is an escaped p: `\p{L}` is the text "p{L}"; and
             # without a named group `\k` is the letter k.

@@ -33,6 +33,8 @@ def _run(find: str, replace: str, text: str) -> str:
     ("/end$/g", "X", "the end\n", "the end\n"),                        # $ is the very end
     ("/^a$/gm", "X", "a\r\na", "X\r\nX"),                              # \r ends a line too
     ("/\\s/g", "X", "a\u3000b\ufeffc\u0085d", "aXbXc\u0085d"),
+    ("/[\\s-]+/g", "X", "a - b", "aXb"),
+    ("/[\\s-x]/g", "X", "a-x y", "aXXXy"),
     ("/\\cJ/g", "X", "a\nb", "aXb"),
     ("/a{,2}/g", "X", "a{,2} aa", "X aa"),
     ("/\\Aa/g", "X", "Aa a", "X a"),
