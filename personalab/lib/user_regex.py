@@ -197,6 +197,10 @@ def js_escapes_ascii(source: str) -> str:
         letter = source[index + 1]
         if index < class_end:  # inside a class: \b is a backspace there, \W has no range
             out.append(_JS_CLASS_RANGES.get(letter, char + letter))
+            if letter in _JS_CLASS_RANGES and source.startswith("-", index + 2) \
+                    and not source.startswith("-]", index + 2):
+                out.append(r"\-")  # `[\w-.]`: JavaScript's "-" is a character, not a range
+                index += 1
         elif letter in _JS_ASCII_ESCAPES:
             out.append(f"(?a:\\{letter})")
         else:

@@ -18,6 +18,7 @@ from personalab.lib.user_regex import pattern_compile
     (r"\bcafe\b", "cafe au lait", "cafe"),
     (r"(\d+) gold", "٣ gold", None),             # Arabic-Indic digits are not JavaScript's \d
     (r"[\w-]+", "пароль-x", "-x"),               # inside a class too
+    (r"[\w-.]+@", "a-b.c@ x", "a-b.c@"),         # "-" after \w is a character, not a range
     (r"\W+", "é", "é"),
 ])
 def test_word_digit_and_boundary_escapes_are_ascii_as_in_javascript(source, text, found):
