@@ -27,6 +27,16 @@
     } catch (e) { /* storage off: nothing was kept */ }
   };
 
+  // A notice ("Background switched…") goes when its × is pressed; it stayed until the page
+  // was left.
+  document.addEventListener("click", (event) => {
+    const close = event.target.closest("button[data-flash-close]");
+    if (!close) return;
+    const list = close.closest(".flash");
+    close.closest("li").remove();
+    if (list && !list.children.length) list.remove();
+  });
+
   // "Are you sure?" before a delete, an archive or a reset: on the button or on its form.
   document.addEventListener("click", (event) => {
     const button = event.target.closest("button[data-confirm]");
