@@ -7,8 +7,11 @@ worker process only the CPU is shared, and the operating system shares that fair
 that need the account stay in the server; the worker reads the files and builds the body.
 
 PERSONALAB_EXPORT_PROCESSES workers (0: in the server, as tests do: their database is one
-connection another process cannot see) start with the first export and are kept; each ends
-with the server that started it, even one killed outright (personalab/process_setup.py).
+connection another process cannot see) start with the first large export and are kept; each
+ends with the server that started it, even one killed outright (personalab/process_setup.py).
+A chat under IN_SERVER_BELOW bytes is exported in the server: a worker takes 3-12 s to start
+(bench/first_export.py), and a small chat waited that long on a fresh server for an export
+that takes milliseconds.
 """
 
 from __future__ import annotations
@@ -22,8 +25,14 @@ from django.conf import settings
 
 from chat.services.session_export import session_export
 from personalab.lib.errors import AppError, Unavailable
+from personalab.lib.filestore.store import FileStore
 from personalab.process_setup import worker_start
 from personalab.storage import get_store
+
+# A session file this small is exported on the server's thread, holding it for tens of ms
+# (bench/first_export.py at load 10: 34 KB 0.01 s, 340 KB 0.03-0.16 s, 476 KB 0.10-0.43 s);
+# a worker's start, paid by the first larger export, took 3-12 s.
+IN_SERVER_BELOW = 256 << 10
 
 _pool: ProcessPoolExecutor | None = None
 _pool_lock = threading.Lock()
@@ -57,11 +66,19 @@ def _pool_forget(broken: ProcessPoolExecutor) -> None:
             _pool = None
 
 
+def _small(store: FileStore, instance_id: str, session_id: str) -> bool:
+    try:
+        return store.session_path(instance_id, session_id).stat().st_size < IN_SERVER_BELOW
+    except OSError:
+        return False  # the export itself says what is missing
+
+
 def session_export_apart(*, instance_id: str, session_id: str, fmt: str,
                          character: str | None) -> tuple[bytes, str]:
-    """`session_export`, in a worker process when there are any."""
-    if settings.PERSONALAB_EXPORT_PROCESSES <= 0:
-        return session_export(get_store(), instance_id=instance_id,
+    """`session_export`, in a worker process when there are any and the chat is large."""
+    store = get_store()
+    if settings.PERSONALAB_EXPORT_PROCESSES <= 0 or _small(store, instance_id, session_id):
+        return session_export(store, instance_id=instance_id,
                               session_id=session_id, fmt=fmt, character=character)
     pool = _pool_get()
     try:
