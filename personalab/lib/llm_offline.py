@@ -208,8 +208,23 @@ def _is_chinese(text: str) -> bool:
     return bool(_CJK.search(text))
 
 
+# A quote's own marks and the ones inside it: the demo puts its quotes in marks of its own, and
+# a line said in quotes came back twice quoted (""Another stowaway? Wonderful."").
+_ENCLOSING = {'"': '"', "“": "”", "「": "」", "『": "』", "'": "'"}
+_INNER_EN = str.maketrans({'"': "'", "“": "'", "”": "'"})
+_INNER_ZH = str.maketrans({'"': "‘", "“": "‘", "”": "’"})
+
+
+def _unquoted(text: str, chinese: bool) -> str:
+    """`text` without the marks around all of it; the marks left inside it single ones."""
+    close = _ENCLOSING.get(text[:1])
+    if close and len(text) > 1 and text.endswith(close) and close not in text[1:-1]:
+        text = text[1:-1].strip()
+    return text.translate(_INNER_ZH if chinese else _INNER_EN)
+
+
 def _quote(text: str, chinese: bool) -> str:
-    text = " ".join(text.split())
+    text = _unquoted(" ".join(text.split()), chinese)
     if chinese:
         return _shorten(text, 20)
     words = text.split(" ")

@@ -324,6 +324,23 @@ async def test_offline_answers_chinese_in_chinese() -> None:
     assert not any(word in reply for word in ("the", "you", "I "))
 
 
+async def test_offline_quotes_a_quoted_line_once() -> None:
+    """A line said in quotes came back twice quoted: ""Another stowaway? Wonderful.""."""
+    provider = OfflineProvider(delay=0)
+    for said, chinese in (('"Another stowaway? Wonderful."', False),
+                          ("“又一个偷渡的？好极了。”", True)):
+        for variant in range(9):
+            reply = "".join(await collect(provider, [{"role": "user", "content": said}],
+                                          character_name="Mira", variant=variant))
+            assert ('""' if not chinese else "““") not in reply
+            assert ('"Another stowaway? Wonderful."' if not chinese
+                    else "“又一个偷渡的？好极了。”") in reply
+    spoken = "".join(await collect(provider, [{"role": "user",
+                                               "content": '"Hi," she said, "come in."'}],
+                                   character_name="Mira"))
+    assert "'Hi,' she said, 'come in.'" in spoken
+
+
 async def test_offline_streams_small_pieces_that_join_to_the_reply() -> None:
     provider = OfflineProvider(delay=0)
     context = {"character_name": "Alserqi", "turn": 2}
