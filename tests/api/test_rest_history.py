@@ -109,6 +109,27 @@ def test_the_history_page_branches_an_older_session_the_way_back_to_it(as_alice,
     assert list(_rows(as_alice, chatted, "sess_003")) == list(_rows(as_alice, chatted))
 
 
+def test_an_older_sessions_versions_flip_there_and_leave_the_current_chat_alone(
+        as_alice, alice_client, store, chatted):
+    """History's ‹ › on an older (not current, not archived) conversation's last reply: that
+    conversation is not read-only (Edit, Delete and Branch are offered there too), and the
+    version chosen is what a branch from it goes on with; the chat and its story stay put."""
+    row = _rows(as_alice, chatted)["answer 1"]
+    as_alice("post", f"/api/v1/instances/{chatted}/sessions/sess_001/branch",
+             {"index": row["index"], "fingerprint": row["fingerprint"]})
+    state = store.instance_state_read(chatted)
+    current = _file(store, chatted, "sess_002")
+    page = alice_client.get(f"/instances/{chatted}/history/rows",
+                            {"session": "sess_001"}).content.decode()
+    assert 'data-api="swipe"' in page and "2/2" in page
+    response = as_alice("post", f"/api/v1/instances/{chatted}/sessions/sess_001/swipe",
+                        {"turn": 2, "alternative": 0})
+    assert response.status_code == 200 and response.json()["director_reapplied"] is False
+    assert store.session_read(chatted, "sess_001").messages[-1]["content"] == "other answer 2"
+    assert store.instance_state_read(chatted) == state
+    assert _file(store, chatted, "sess_002") == current
+
+
 def test_archive_moves_the_session_and_starts_a_fresh_one(as_alice, store, chatted):
     response = as_alice("post", f"/api/v1/instances/{chatted}/sessions/sess_001/archive")
     assert response.status_code == 200 and response.json()["current_session_id"] == "sess_002"
