@@ -258,8 +258,8 @@ def test_a_long_lorebook_name_and_many_tags_fit_the_index_and_stay_whole_in_the_
     file = SimpleUploadedFile("card.json", json.dumps(card).encode())
     character_id = alice_client.post("/api/v1/characters/import",
                                      {"file": file}).json()["character_id"]
-    # SillyTavern's default tag import keeps a card's first 15 (library/card_formats/values.py); they run
-    # past the index's 500 characters and stay whole in the file.
+    # SillyTavern's default tag import keeps a card's first 15 (card_formats/values.py);
+    # they run past the index's 500 characters and stay whole in the file.
     assert len(store.character_read(character_id)["tags"]) == 15
     assert len(Character.objects.get(character_id=character_id).tags) == 500
 
