@@ -80,6 +80,7 @@ def turn_timed(store, instance_id: str, provider: RecordingProvider, text: str,
                profile: cProfile.Profile | None = None, *,
                group: bool = False) -> tuple[float, float]:
     """The turn's (a group round's, `group`) wall and CPU seconds."""
+    # App modules read Django settings when imported: only after main() set Django up.
     from chat.groups.round import conversation_turn
     from chat.play.turn import turn_run
 
@@ -120,6 +121,7 @@ def main() -> None:
         imported = time.perf_counter() - started
         provider = RecordingProvider()
         if args.group:
+            # After Django's set-up in main(), as the module's other app imports.
             from chat.services.members import instance_member_add
             from library.character_services import character_save
 

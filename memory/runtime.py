@@ -30,7 +30,7 @@ from memory.keyword_index.sync import instance_keywords_sync
 from memory.selectors import recall_enabled
 from memory.vectors.fill import session_keywords_index
 from memory.vectors.index import MemoryIndex
-from memory.vectors.store_check import process_mark, store_check
+from memory.vectors.store_check import pid_alive, process_mark, store_check
 from memory.vectors.sync import instance_sync, instances_sync
 from personalab.lib.filestore.jsonfile import write_text_atomic
 from personalab.lib.filestore.store import FileStore
@@ -105,13 +105,7 @@ def _process_alive(record: dict) -> bool:
     pid = record.get("pid")
     if record.get("host") != socket.gethostname() or not isinstance(pid, int):
         return True
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
+    return pid_alive(pid)
 
 
 def index_for(store: FileStore):

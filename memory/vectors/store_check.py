@@ -93,14 +93,15 @@ def marks_read(*, chroma_path: Path) -> tuple[list[Path], list[Path]]:
         if not mark.name.isdigit():
             continue
         pid = int(mark.name)
-        if not (_alive(pid) and (not started or started == process_started(pid))):
+        if not (pid_alive(pid) and (not started or started == process_started(pid))):
             gone.append(mark)
         elif pid != os.getpid():
             live.append(mark)
     return gone, live
 
 
-def _alive(pid: int) -> bool:
+def pid_alive(pid: int) -> bool:
+    """Whether a process of this machine has `pid` (one of another user's counts)."""
     try:
         os.kill(pid, 0)
     except ProcessLookupError:
