@@ -7,7 +7,7 @@ import shutil
 from library.avatars import avatar_file
 from library.index_rows import background_index, character_index, lorebook_index
 from library.quotas import library_room_check, library_room_kept
-from library.selectors import item_for_use, lorebooks_visible_to
+from library.selectors import item_for_use, lorebooks_visible_to, owner_keys_hidden
 from personalab.lib.filestore.store import FileStore
 from personalab.lib.ids import slug_candidates
 
@@ -23,7 +23,8 @@ def item_copy(store: FileStore, *, user, kind: str, item_id: str) -> str:
     """A private copy of an item `user` may see, owned by `user`, under a new id. Links to
     lorebooks `user` may not see are left out of the copy."""
     prefix, _ids, folder, write, index = COPY_KINDS[kind]
-    source = item_for_use(store, user=user, kind=kind, item_id=item_id)
+    source = owner_keys_hidden(item_for_use(store, user=user, kind=kind, item_id=item_id),
+                               user=user)
     library_room_check(kind=f"{kind}s", user=user)
     new_id = store.dir_claim(getattr(store, folder)(item_id).parent.name,
                              slug_candidates(prefix, str(source.get("name") or item_id)))

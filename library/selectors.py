@@ -264,6 +264,19 @@ def links_shown(item: dict[str, Any], *, hidden: set[str]) -> dict[str, Any]:
     return {**item, "lorebook_ids": [i for i in ids if i not in hidden]}
 
 
+# Kept in a character's file for its owner (and staff) alone: the name of the file its card was
+# imported from, which SillyTavern names a character by and which may be a private file's name.
+OWNER_ONLY_KEYS = ("st_avatar",)
+
+
+def owner_keys_hidden(item: dict[str, Any], *, user) -> dict[str, Any]:
+    """An item as an account that may not change it reads it (GET, a list, a copy): without
+    what only its owner keeps."""
+    if not any(key in item for key in OWNER_ONLY_KEYS) or item_can_change(item, user):
+        return item
+    return {key: value for key, value in item.items() if key not in OWNER_ONLY_KEYS}
+
+
 def item_can_see(item: dict[str, Any], user) -> bool:
     if user.is_staff or visibility_of(item) == "shared":
         return True

@@ -217,7 +217,8 @@ def character_import(request: HttpRequest, file: File[UploadedFile]):
 
 
 def _links_shown(item: dict, user) -> dict:
-    return selectors.links_shown(item, hidden=selectors.lorebooks_hidden_from(user=user))
+    return selectors.links_shown(selectors.owner_keys_hidden(item, user=user),
+                                 hidden=selectors.lorebooks_hidden_from(user=user))
 
 
 def _character_shown(definition: dict, user) -> dict:
@@ -255,7 +256,7 @@ def character_change(request: HttpRequest, character_id: str, payload: Character
     data = payload.model_dump(exclude_unset=True)
     seen = _seen_sent(data)
     body_fields_check(data, writable=CharacterIn.model_fields.keys() - {"character_id"},
-                      shown=definition)
+                      shown=selectors.owner_keys_hidden(definition, user=request.auth))
     allowed = data.pop("regex_scripts_allowed", None)
     if allowed is not None and not isinstance(allowed, bool):
         raise Invalid("regex_scripts_allowed must be true or false",
@@ -372,8 +373,12 @@ def _items_page(request: HttpRequest, kind: str, rows, id_field: str, read, *, o
     """One page of a list of characters or backgrounds, as the list's schema has it; links to
     books this account may not see are left out of each item."""
     hidden = selectors.lorebooks_hidden_from(user=request.auth)
-    page = page_read(rows, id_field=id_field, offset=offset, limit=limit,
-                     read=lambda item_id: selectors.links_shown(read(item_id), hidden=hidden))
+
+    def shown(item_id: str) -> dict:
+        item = selectors.owner_keys_hidden(read(item_id), user=request.auth)
+        return selectors.links_shown(item, hidden=hidden)
+
+    page = page_read(rows, id_field=id_field, offset=offset, limit=limit, read=shown)
     return {kind: page["items"], "total": page["total"], "next_offset": page["next_offset"]}
 
 

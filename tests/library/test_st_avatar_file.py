@@ -85,3 +85,30 @@ def test_a_charlore_import_reads_each_of_the_accounts_characters_once_not_at_eve
     again = character_books_from_settings(store, user=alice, data=data)
     assert again["linked"] == [{"character_id": ids[1], "name": "C1", "lorebook_ids": [book]}]
     assert not reads and store.character_read(ids[1])["lorebook_ids"] == [book]
+
+
+def test_a_shared_characters_card_file_name_reaches_its_owner_alone(client, store, alice, bob,
+                                                                     as_alice, as_bob):
+    # The import keeps the file's name ("bea_diary_private"): GET, the list, a copy and the
+    # card downloads showed it to every account that could read the shared character.
+    character_id = character_import_card(store, data=_card("Bea"),
+                                         filename="bea_diary_private.png.json", user=alice)
+    character_save(store, data={"visibility": "shared", "name": "Bea"},
+                   character_id=character_id, user=alice)
+    assert as_alice("get", f"/api/v1/characters/{character_id}").json()[
+        "st_avatar"] == "bea_diary_private.png"
+    assert "st_avatar" not in as_bob("get", f"/api/v1/characters/{character_id}").json()
+    listed = as_bob("get", "/api/v1/characters").json()["characters"]
+    assert [c for c in listed if c["character_id"] == character_id][0].keys() >= {"name"}
+    assert "bea_diary" not in json.dumps(listed)
+    # Sent back, it is a field bob was never shown (no telling a right guess from a wrong one).
+    guess = as_bob("put", f"/api/v1/characters/{character_id}",
+                   {"st_avatar": "bea_diary_private.png"})
+    assert guess.json()["error"]["code"] == "unknown_field"
+    copied = as_bob("post", f"/api/v1/characters/{character_id}/copy").json()["character_id"]
+    assert "st_avatar" not in store.character_read(copied)
+    for fmt in ("json", "png", "charx"):
+        body = as_bob("get", f"/api/v1/characters/{character_id}/card.{fmt}").content
+        assert b"bea_diary" not in body, fmt
+    client.force_login(bob)
+    assert b"bea_diary" not in client.get(f"/library/characters/{character_id}/").content
