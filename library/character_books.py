@@ -126,7 +126,7 @@ def _shown(name: str) -> str:
 
 def character_books_from_settings(store: FileStore, *, user, data: bytes) -> dict[str, Any]:
     """Each character's extra books added to the account's own character of that name (its
-    avatar file's name), for each book name the book the account may read, its own first.
+    avatar file's name), for each book name the account's own book of that name.
     Characters and books not found are listed, and the files that cannot be told among the
     account's characters (`_refusal`) refused each with why; nothing linked before is taken
     away."""

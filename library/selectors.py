@@ -120,6 +120,13 @@ def personas_visible_to(*, user) -> QuerySet[Persona]:
     return rows if user.is_staff else rows.filter(Q(owner=user) | Q(visibility="shared"))
 
 
+def persona_owned_named(*, user, name: str) -> Persona | None:
+    """The account's own persona of that name (an import names a player where this app keeps
+    an id); never another account's shared one, whose author's edits would speak as this
+    player."""
+    return Persona.objects.filter(owner=user, name=name).order_by("persona_id").first()
+
+
 def persona_for_user(*, user, persona_id: str) -> Persona:
     """Unknown and not-visible look the same."""
     row = (personas_visible_to(user=user).filter(persona_id=persona_id).first()
@@ -229,14 +236,15 @@ def lorebooks_visible_to(*, user) -> QuerySet[Lorebook]:
 
 
 def lorebooks_named(names: list[str], *, user) -> dict[str, str]:
-    """For each name, the book of that name `user` may read, their own before a shared one,
-    in one query (SillyTavern names a book where this app keeps an id: a card's
-    `extensions.world`, settings.json's global selection). Names found only."""
-    rows = list(lorebooks_visible_to(user=user).filter(name__in=[n.strip() for n in names])
-                .values_list("name", "lorebook_id", "owner_id"))
-    rows.sort(key=lambda row: (row[2] != user.pk, row[1]))
+    """For each name, the book of that name `user` owns, in one query (SillyTavern names a
+    book where this app keeps an id: a card's `extensions.world`, settings.json's global
+    selection and charLore, a persona's book). Names found only. Never another account's
+    shared book: anyone may name one after a book others import, and its author's later
+    edits would reach every chat it was linked into."""
+    rows = (Lorebook.objects.filter(owner=user, name__in=[n.strip() for n in names])
+            .order_by("lorebook_id").values_list("name", "lorebook_id"))
     found: dict[str, str] = {}
-    for name, lorebook_id, _owner in rows:
+    for name, lorebook_id in rows:
         found.setdefault(name, lorebook_id)
     return found
 

@@ -9,7 +9,12 @@ from django.http import HttpRequest
 from ninja import File, Form, Router, Status
 from ninja.files import UploadedFile
 
-from chat.import_export.import_check import characters_named, chat_import_check, speakers_matched
+from chat.import_export.import_check import (
+    characters_named,
+    chat_import_check,
+    name_choices,
+    speakers_matched,
+)
 from chat.import_export.import_new import CHAT_IMPORT_MAX_BYTES, chat_import_new
 from library.selectors import character_choices
 from personalab.lib.errors import Invalid, TooLarge
@@ -38,8 +43,8 @@ def _ids_checked(file: UploadedFile, character_id: str, character_ids: str, *,
                          "(and then its player when not the account's persona; the page asks "
                          "about these before importing); `messages`, `speakers`, `players` count and "
                          "name the file's lines; `proposed`, one per speaker (`speaker`, "
-                         "`character_id`, `name`): the character of the account's library with "
-                         "that name, else one named and not matched yet, else null. The "
+                         "`character_id`, `name`): the account's own (or the site's) character "
+                         "with that name, never another account's shared one, else one named and not matched yet, else null. The "
                          "characters are optional here (none: no warnings, only `proposed`).")
 def instance_import_check(request: HttpRequest, file: File[UploadedFile],
                           character_id: Form[str] = "", character_ids: Form[str] = ""):
@@ -50,10 +55,12 @@ def instance_import_check(request: HttpRequest, file: File[UploadedFile],
         character_names=characters_named(store, user=request.auth, character_ids=ids),
         data=file.read())
     report = imported.report()
-    names = {c.character_id: c.name for c in character_choices(user=request.auth)}
+    characters = character_choices(user=request.auth)
+    names = {c.character_id: c.name for c in characters}
+    choices = name_choices(characters, user=request.auth)
     proposed = [{"speaker": row["speaker"], "character_id": row["character_id"] or None,
                  "name": names.get(row["character_id"])}
-                for row in speakers_matched(imported, choices=list(names.items()), picked=ids)]
+                for row in speakers_matched(imported, choices=choices, picked=ids)]
     return {"warnings": warnings, "messages": report["messages"],
             "speakers": report["speakers"], "players": report["players"],
             "proposed": proposed}

@@ -10,6 +10,7 @@ from __future__ import annotations
 import hashlib
 import secrets
 import time
+from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
@@ -91,6 +92,13 @@ def chat_import_check(store: FileStore, *, user, character_names: list[str],
     persona = persona_effective(store, owner=user.get_username(), persona_id=None)
     return imported, import_mismatches(imported, character_names=character_names,
                                        persona_name=str(persona["name"]))
+
+
+def name_choices(characters: Iterable[Any], *, user) -> list[tuple[str, str]]:
+    """(id, name) of the characters a speaker's name may propose, in the picker's order: the
+    player's own and the site's, never another account's shared one (anyone may name one
+    after the speakers of the chats others import)."""
+    return [(c.character_id, c.name) for c in characters if c.owner_id in (user.pk, None)]
 
 
 def speakers_matched(imported: ChatImport, *, choices: list[tuple[str, str]],

@@ -4,8 +4,9 @@ A group chat exported from here lists its members (`chat_metadata.personalab_gro
 names), its reply order, whether the last speaker may answer again, and its generation mode
 (chat/groups/cards.py; a SillyTavern chat file has none of them: its group keeps them in the
 group's own file). A SillyTavern group chat only names its speakers: they are looked up by name
-among the characters the player may use (case aside); a name no character has, or two share, is
-not guessed. The header is the uploaded file's: anything else than these shapes lists nobody.
+among the conversation's members and the player's own characters (case aside); a name none of
+them has, or two share, is not guessed. The header is the uploaded file's: anything else than
+these shapes lists nobody.
 """
 
 from __future__ import annotations
@@ -75,19 +76,22 @@ def member_name(member: dict[str, Any]) -> str:
 
 
 def _resolved(store: FileStore, user, member: dict[str, Any], here: set[str]) -> str | None:
-    """The member's character: by id, or by a name only one character the player sees has,
-    or one of the conversation's own members has (a card imported twice, as JSON and PNG,
-    is two characters of one name; the conversation's is the one meant)."""
+    """The member's character: by id, or by a name one of the conversation's own members has
+    (a card imported twice, as JSON and PNG, is two characters of one name; the
+    conversation's is the one meant), else only one of the player's own characters (or the
+    site's) has. Never another account's shared character by its name alone: anyone may name
+    one after a member of the chats others import."""
     if "character_id" not in member:
         name = member.get("name")
         if not isinstance(name, str) or len(name) > MAX_NAME:
             return None
         found = list(characters_visible_to(user=user).filter(name__iexact=name)
-                     .values_list("character_id", flat=True)[:SAME_NAME_LOOKED_UP])
-        members = [character_id for character_id in found if character_id in here]
+                     .values_list("character_id", "owner_id")[:SAME_NAME_LOOKED_UP])
+        members = [character_id for character_id, _ in found if character_id in here]
         if len(members) == 1:
             return members[0]
-        return found[0] if len(found) == 1 else None
+        ours = [character_id for character_id, owner in found if owner in (user.pk, None)]
+        return ours[0] if len(ours) == 1 else None
     character_id = member["character_id"]
     if not (isinstance(character_id, str) and is_valid_id(character_id)):
         return None

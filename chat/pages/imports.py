@@ -20,6 +20,7 @@ from chat.import_export.import_check import (
     characters_named,
     chat_import_check,
     import_report_shown,
+    name_choices,
     pending_import_drop,
     pending_import_read,
     pending_import_save,
@@ -60,8 +61,8 @@ def _posted_file(request: HttpRequest) -> tuple[bytes, str, str]:
 def _check_page(request: HttpRequest, *, imported, warnings: list[str], token: str,
                 file_name: str, picked: list[str], error: str = "") -> HttpResponse:
     characters = character_choices(user=request.user)
-    rows = speakers_matched(imported, picked=picked, choices=[
-        (c.character_id, c.name) for c in characters])
+    rows = speakers_matched(imported, picked=picked,
+                            choices=name_choices(characters, user=request.user))
     return render(request, "library/chat_import_check.html", {
         "warnings": warnings, "token": token, "file_name": file_name, "rows": rows,
         "next": _back(request), "shown": import_report_shown(imported), "error": error,

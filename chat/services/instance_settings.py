@@ -14,7 +14,7 @@ from chat.services.instances import instance_for_user
 from director.services import director_hold_set, director_plot_set, instance_switch_background
 from library.fields import lorebook_ids_checked
 from library.personas.services import persona_create
-from library.selectors import background_for_use, persona_for_user, personas_visible_to
+from library.selectors import background_for_use, persona_for_user, persona_owned_named
 from personalab.lib.errors import AppError, Forbidden, Invalid, naming_field
 from personalab.lib.filestore.store import FileStore
 from personalab.lib.generation import GenerationError, generation_update
@@ -144,14 +144,13 @@ def instance_plot_hold(store: FileStore, *, user, instance_id: str, held: Any) -
 
 
 def instance_play_as(store: FileStore, *, user, instance_id: str, name: Any) -> dict[str, Any]:
-    """Go on as the player of an imported chat: the persona of that name this user may use
-    (their own before a shared one), else a new one of theirs; picked for this conversation."""
+    """Go on as the player of an imported chat: the user's own persona of that name, else a
+    new one of theirs; picked for this conversation."""
     instance_for_user(user, instance_id)
     if not isinstance(name, str) or not name.strip() or len(name.strip()) > MAX_PERSONA_NAME:
         raise Invalid(f"must be a persona name of 1 to {MAX_PERSONA_NAME} characters", field="name")
     name = name.strip()
-    visible = personas_visible_to(user=user).filter(name=name).order_by("persona_id")
-    found = visible.filter(owner=user).first() or visible.first()
+    found = persona_owned_named(user=user, name=name)
     persona_id = found.persona_id if found else persona_create(
         store, owner=user, data={"name": name, "description": ""}, first_is_default=False)
     instance_update(store, user=user, instance_id=instance_id, persona_id=persona_id)

@@ -17,7 +17,7 @@ from chat.services.index import instance_index
 from chat.services.instance_settings import MAX_PERSONA_NAME, MAX_SCENARIO_OVERRIDE
 from chat.services.instances import MAX_MEMBERS, greeting_lines
 from chat.services.quotas import session_room_check
-from library.selectors import character_for_chat_optional, lorebooks_visible_to, persona_effective
+from library.selectors import character_for_chat_optional, lorebook_named, persona_effective
 from memory import runtime as memory_runtime
 from memory.authors_note import authors_note_read, authors_note_save
 from personalab.lib.filestore.store import FileStore
@@ -112,22 +112,22 @@ def _first_message_taken(store: FileStore, state: dict[str, Any], lines: list[di
 
 
 def _chat_lorebook_taken(state: dict[str, Any], header: Any) -> list[str]:
-    """SillyTavern binds a lorebook to a chat by name (`chat_metadata.world_info`): the one of
-    that name the owner may use is read in this story too. Changes `state`."""
+    """SillyTavern binds a lorebook to a chat by name (`chat_metadata.world_info`): the
+    owner's own book of that name is read in this story too (never another account's shared
+    one: anyone may name a book after one others bind). Changes `state`."""
     metadata = header.get("chat_metadata") if isinstance(header, dict) else None
     name = metadata.get("world_info") if isinstance(metadata, dict) else None
     if not isinstance(name, str) or not name.strip():
         return []
     owner = get_user_model().objects.filter(username=state.get("owner") or "").first()
-    found = (lorebooks_visible_to(user=owner).filter(name=name.strip()).first()
-             if owner else None)
+    found = lorebook_named(name, user=owner) if owner else None
     shown = name.strip()[:NAME_SHOWN_CHARS]
     if found is None:
         return [(f"The chat's lorebook \"{shown}\" is not in your library: import it, then pick "
                  "it under \"Lorebooks of this chat\".")]
     ids = state.get("lorebook_ids") if isinstance(state.get("lorebook_ids"), list) else []
-    if found.lorebook_id not in ids:
-        state["lorebook_ids"] = [*ids, found.lorebook_id]
+    if found not in ids:
+        state["lorebook_ids"] = [*ids, found]
     return [f"The chat's lorebook \"{shown}\" is read in this story."]
 
 

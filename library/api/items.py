@@ -38,6 +38,7 @@ from library.background_services import (
 )
 from library.card_formats.card_import import MAX_CARD_BYTES, character_import_card
 from library.card_formats.export import character_export_card
+from library.card_formats.world_link import card_world_unlinked_said
 from library.character_services import (
     character_avatar_remove,
     character_avatar_save,
@@ -212,7 +213,8 @@ def character_import(request: HttpRequest, file: File[UploadedFile]):
     return Status(201, {"character_id": character_id,
                         "regex_scripts": card_scripts_count(character),
                         "regex_scripts_allowed": False,
-                        "warnings": unnamed_tags_said(naming.unnamed, settings_given=False),
+                        "warnings": [*card_world_unlinked_said(character),
+                                     *unnamed_tags_said(naming.unnamed, settings_given=False)],
                         "named_from_kept": naming.from_kept})
 
 

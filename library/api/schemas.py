@@ -164,7 +164,9 @@ class CharacterImported(CharacterCreated):
     regex_scripts: int = Field(0, description="how many regex scripts the card carries: they "
                                "stay off until you allow them (`regex_scripts_allowed`)")
     regex_scripts_allowed: bool = False
-    warnings: list[str] = Field(default_factory=list, description="the card book's entries "
+    warnings: list[str] = Field(default_factory=list, description="the world book the card "
+                                "names (`extensions.world`) when you have no book of that name "
+                                "(another account's is never linked); the card book's entries "
                                 "whose character filters keep SillyTavern tag ids with no name "
                                 "(they filter nothing; `POST lorebooks/{id}/tag_names` names "
                                 "them), in the reader's language")

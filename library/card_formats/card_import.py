@@ -20,6 +20,7 @@ from library.avatars import avatar_write, image_kind
 from library.card_formats.cards import card_normalize, card_parse, card_to_definition
 from library.card_formats.charx import CharxError, asset_path_safe, charx_read, is_charx, main_icon
 from library.card_formats.png import PNG_SIGNATURE, card_image
+from library.card_formats.world_link import card_world_name
 from library.character_services import MAX_AVATAR_FILE_CHARS, character_save
 from library.errors import CardError, LibraryError, PictureImportedAsCard, PictureNotCard
 from library.find_replace.scripts import card_scripts, scripts_import_check
@@ -30,7 +31,6 @@ from library.quotas import library_room_check
 from personalab.lib.filestore.store import FileStore
 
 MAX_CARD_BYTES = 10 * 1024 * 1024
-MAX_WORLD_NAME = 200  # a lorebook name is at most 200 characters
 
 
 def _card_read(data: bytes, filename: str) -> tuple[dict[str, Any], dict[str, bytes]]:
@@ -121,13 +121,10 @@ def st_avatar_of(filename: str) -> str:
 
 def _world_named(card: dict[str, Any], user) -> str | None:
     """SillyTavern links a card to a world-info book by name (`extensions.world`) and reads it
-    with the card: a card without a book of its own is linked to the book of that name the
-    importer may read, their own before a shared one."""
-    extensions = (card.get("data") or {}).get("extensions")
-    name = extensions.get("world") if isinstance(extensions, dict) else None
-    if not isinstance(name, str) or not name.strip() or len(name) > MAX_WORLD_NAME:
-        return None
-    return selectors.lorebook_named(name, user=user)
+    with the card: a card without a book of its own is linked to the importer's own book of
+    that name."""
+    name = card_world_name(card)
+    return selectors.lorebook_named(name, user=user) if name is not None else None
 
 
 def _import_write(store: FileStore, *, data: bytes, card: dict[str, Any],

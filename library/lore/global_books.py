@@ -49,8 +49,8 @@ def global_lorebook_choose(store: FileStore, *, user, lorebook_id: str, chosen: 
 
 def global_lorebooks_from_settings(store: FileStore, *, user, data: bytes) -> dict[str, Any]:
     """The books a SillyTavern settings.json selects for every chat (`world_info.globalSelect`,
-    by name), added to the account's: for each name the book of that name the account may
-    read, its own before a shared one. Names with no such book are listed (import the book,
+    by name), added to the account's: for each name the account's own book of that name.
+    Names with no such book are listed (import the book,
     then again); nothing chosen before is taken away."""
     names = global_select_names(data)
     named = lorebooks_named(names, user=user)

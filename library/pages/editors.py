@@ -30,6 +30,7 @@ from library.card_formats.extensions import (
     talkativeness_read,
 )
 from library.card_formats.extensions import ROLES as NOTE_ROLES
+from library.card_formats.world_link import card_world_unlinked_said
 from library.character_services import (
     character_avatar_remove,
     character_avatar_save,
@@ -395,7 +396,8 @@ def _card_imported(request: HttpRequest, upload: UploadedFile) -> str:
                                                      character=character)
     for sentence in kept_names_said(naming.from_kept):
         messages.info(request, sentence)
-    for sentence in unnamed_tags_said(naming.unnamed, settings_given=False):
+    for sentence in [*card_world_unlinked_said(character),
+                     *unnamed_tags_said(naming.unnamed, settings_given=False)]:
         messages.warning(request, sentence)
     if count := card_scripts_count(character):
         messages.warning(request, ngettext(

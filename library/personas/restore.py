@@ -9,8 +9,8 @@ set. Every persona is checked before the first is written, so a refused file mak
 
 A persona's world-info book (SillyTavern's persona lorebook: `persona_descriptions[avatar]
 .lorebook`, and `persona_description_lorebook` for the persona in use) is linked by its name to
-the restoring account's book of that name, else a shared one, as a card's `extensions.world`
-is; a book not imported yet is listed, and the persona's page links it later."""
+the restoring account's own book of that name, as a card's `extensions.world` is; a book not
+imported yet is listed, and the persona's page links it later."""
 
 from __future__ import annotations
 
@@ -30,7 +30,7 @@ from library.models import Persona
 from library.personas.positions import DEFAULT_DEPTH, MAX_DEPTH, ST_POSITIONS
 from library.personas.services import PERSONA_DESCRIPTION_LIMIT, persona_create
 from library.quotas import library_room_check
-from library.selectors import lorebooks_visible_to
+from library.selectors import lorebook_named
 from personalab.lib.config_schema import int_coerced
 from personalab.lib.filestore.store import FileStore
 from personalab.lib.nesting import JsonRefused, json_loads_bounded
@@ -65,10 +65,7 @@ def _placement(descriptor: dict[str, Any]) -> dict[str, Any]:
 def _book_named(name: Any, owner) -> str | None:
     if not isinstance(name, str) or not name.strip() or len(name) > MAX_NAME_CHARS:
         return None
-    named = lorebooks_visible_to(user=owner).filter(name=name.strip())
-    found = named.filter(owner=owner).order_by("lorebook_id").first() or \
-        named.order_by("lorebook_id").first()
-    return found.lorebook_id if found else None
+    return lorebook_named(name, user=owner)
 
 
 def _book_name(backup: dict[str, Any], avatar_key: str, descriptor: dict[str, Any]) -> str:

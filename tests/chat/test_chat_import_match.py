@@ -134,3 +134,20 @@ def test_rest_check_proposes_a_character_for_each_speaker(client, alice, store):
     assert body["warnings"] == []
     assert body["proposed"] == [{"speaker": "Bob", "character_id": bob, "name": "Bob"},
                                 {"speaker": "Zed", "character_id": None, "name": None}]
+
+
+def test_a_speaker_is_never_proposed_another_accounts_shared_character(client, alice, bob,
+                                                                      store):
+    # bob's shared "Zed" was proposed for alice's speaker Zed: one click and his card (and his
+    # later edits of it) played in her chat.
+    from chat.models import ApiToken
+
+    character_save(store, data={"name": "Zed", "base_persona": "", "greeting": "",
+                                "visibility": "shared"}, character_id=None, user=bob)
+    response = client.post("/api/v1/instances/import/check",
+                           {"file": SimpleUploadedFile("c.jsonl", _group_chat("Zed"))},
+                           HTTP_AUTHORIZATION=f"Bearer {ApiToken.issue(alice)}")
+    assert response.json()["proposed"] == [{"speaker": "Zed", "character_id": None,
+                                            "name": None}]
+    client.force_login(alice)
+    assert _rows(_library_upload(client, _group_chat("Zed")).content.decode()) == [("Zed", "")]

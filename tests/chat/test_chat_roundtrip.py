@@ -342,9 +342,12 @@ def test_the_import_report_says_who_played_the_chat_when_someone_else_plays_here
 
 @pytest.mark.django_db(transaction=True)
 def test_a_chats_bound_lorebook_is_read_in_the_story_when_the_library_has_it(
-        client, auth, alice, instance, store):
+        client, auth, alice, bob, instance, store):
     from library.lore.services import lorebook_create
 
+    # bob's shared "Harbor" was bound: his entries (and later edits) read in alice's story.
+    lorebook_create(store, owner=bob, data={"name": "Harbor", "visibility": "shared",
+                                            "entries": []})
     body = _upload(client, auth, instance, jsonl(CHAT)).json()  # chat_metadata.world_info: Harbor
     assert any('"Harbor" is not in your library' in note for note in body["imported"]["notes"])
     assert not store.instance_state_read(instance).get("lorebook_ids")

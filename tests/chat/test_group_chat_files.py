@@ -318,6 +318,22 @@ def test_a_sillytavern_group_chat_with_a_speaker_not_in_the_library_is_not_re_fo
     assert response.status_code == 400
 
 
+def test_a_group_chats_speaker_is_never_another_accounts_shared_character_of_that_name(
+        alice_client, store, alice, bob, character):
+    # bob's shared "Mira" joined alice's group by its name alone (his card, and his later edits
+    # of it, playing in her chat); beside her own "Mira" it made the name ambiguous instead.
+    solo = instance_create(store, owner=alice, character_id=character)
+    character_save(store, user=bob, character_id=None, data={
+        "name": "Mira", "base_persona": "", "greeting": "", "visibility": "shared"})
+    result = _import(alice_client, solo, _sillytavern_group_chat("Alserqi", "Mira"))
+    assert result["imported"]["regroup"] == []
+    assert [n for n in result["imported"]["notes"] if "not in your library: Mira" in n]
+    character_save(store, user=alice, character_id=None, data={
+        "name": "Mira", "base_persona": "", "greeting": ""})
+    result = _import(alice_client, solo, _sillytavern_group_chat("Alserqi", "Mira"))
+    assert result["imported"]["regroup"] == ["Alserqi", "Mira · yours"]
+
+
 def test_a_group_chat_imported_into_its_own_members_names_no_one_missing_when_a_name_is_twice(
         alice_client, store, alice, character, use_stub):
     """A card imported twice (as JSON and as PNG) is two characters of one name; a group chat

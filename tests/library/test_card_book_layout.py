@@ -12,12 +12,14 @@ import json
 
 import pytest
 from asgiref.sync import sync_to_async
+from django.core.files.uploadedfile import SimpleUploadedFile
 
 from chat.services.instances import instance_create
 from library.card_formats.card_import import character_import_card
 from library.lore.services import lorebook_save
 from library.personas.services import persona_create
 from tests.library.lore_turns import lore_turn_run
+from tests.rest_client import bearer_auth
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -85,11 +87,12 @@ def _linked_card(world: str) -> bytes:
 
 
 @pytest.mark.django_db
-def test_a_card_that_names_its_world_is_linked_to_that_book_the_importer_may_read(
+def test_a_card_that_names_its_world_is_linked_to_the_importers_own_book_of_that_name(
         store, alice, bob):
     """SillyTavern links a card to a world-info book by name (`extensions.world`): imported
-    without a book of its own, the card is linked to the importer's book of that name, else a
-    shared one; another account's private book of that name is never linked."""
+    without a book of its own, the card is linked to the importer's book of that name; another
+    account's book of that name, private or shared, is never linked (a shared one was: anyone
+    could name a book after a card's world and write into the importer's chats)."""
     bobs = lorebook_save(store, user=bob, data={"name": "Recur", "visibility": "private",
                                                 "entries": []})
     assert store.character_read(character_import_card(
@@ -99,8 +102,32 @@ def test_a_card_that_names_its_world_is_linked_to_that_book_the_importer_may_rea
                                                   "entries": []})
     own = lorebook_save(store, user=alice, data={"name": "Recur", "visibility": "private",
                                                  "entries": []})
-    for world, linked in (("Recur", own), ("Harbour", shared)):
+    for world, linked in (("Recur", [own]), ("Harbour", None)):
         character_id = character_import_card(store, data=_linked_card(world),
                                              filename="b.json", user=alice)
-        assert store.character_read(character_id)["lorebook_ids"] == [linked]
-    assert bobs != own
+        assert store.character_read(character_id).get("lorebook_ids") == linked
+    assert bobs != own and shared != own
+
+
+@pytest.mark.django_db
+def test_a_card_whose_world_the_importer_has_no_book_of_says_so(client, store, alice, bob):
+    lorebook_save(store, user=bob, data={"name": "Harbour", "visibility": "shared",
+                                         "entries": []})
+    answer = client.post("/api/v1/characters/import",
+                         {"file": SimpleUploadedFile("c.json", _linked_card("Harbour"))},
+                         **bearer_auth(alice))
+    assert answer.status_code == 201, answer.content
+    assert answer.json()["warnings"][0].startswith(
+        "This card reads the world info book “Harbour”, and you have no book of that name")
+    client.force_login(alice)
+    client.cookies["django_language"] = "zh-hans"
+    page = client.post("/library/cards/upload",
+                       {"file": SimpleUploadedFile("c.json", _linked_card("Harbour"))},
+                       follow=True)
+    assert "这张角色卡使用世界书“Harbour”，但你没有同名的世界书" in page.content.decode()
+    own = lorebook_save(store, user=alice, data={"name": "Harbour", "entries": []})
+    linked = client.post("/api/v1/characters/import",
+                         {"file": SimpleUploadedFile("c.json", _linked_card("Harbour"))},
+                         **bearer_auth(alice)).json()
+    assert linked["warnings"] == []
+    assert store.character_read(linked["character_id"])["lorebook_ids"] == [own]

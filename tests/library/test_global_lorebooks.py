@@ -163,7 +163,7 @@ def _upload(client, auth: dict, data: bytes, **extra):
                        {"file": SimpleUploadedFile("settings.json", data)}, **auth, **extra)
 
 
-def test_settings_json_chooses_the_books_it_selects_by_name_your_own_first(
+def test_settings_json_chooses_the_books_it_selects_by_name_your_own_only(
         client, store, alice, bob):
     bobs_shared = lorebook_save(store, user=bob, data={"name": "Harbour", "visibility": "shared",
                                                        "entries": []})
@@ -181,8 +181,10 @@ def test_settings_json_chooses_the_books_it_selects_by_name_your_own_first(
     shared_only = lorebook_save(store, user=bob, data={"name": "Reef", "visibility": "shared",
                                                        "entries": []})
     older = json.dumps({"world_info": ["Reef"], "world_info_budget": 25}).encode()
-    assert _upload(client, auth, older).json()["chosen"] == [{"name": "Reef",
-                                                             "lorebook_id": shared_only}]
+    # bob's shared book of a name alice selects is not hers: his later edits would reach
+    # every chat of hers.
+    assert _upload(client, auth, older).json()["missing"] == ["Reef"]
+    assert shared_only not in global_lorebook_ids(store, username="alice")
 
 
 def test_settings_json_without_a_selection_is_refused_by_name_in_the_readers_language(

@@ -154,6 +154,8 @@ def test_a_personas_lorebook_is_linked_by_name_and_a_missing_one_is_listed(
         client, store, alice, bob):
     mine = lorebook_save(store, user=alice, data={"name": "Harbor", "entries": []})
     lorebook_save(store, user=bob, data={"name": "Harbor", "entries": []})  # private to bob
+    lorebook_save(store, user=bob, data={"name": "Atlas", "visibility": "shared",
+                                         "entries": []})  # shared, yet not alice's
     settings_json = {"power_user": {
         **BACKUP, "user_avatar": "1714000000001-Kit.png",
         "persona_descriptions": {**BACKUP["persona_descriptions"], "1714000000000-Ash.png": {

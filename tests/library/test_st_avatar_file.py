@@ -112,3 +112,17 @@ def test_a_shared_characters_card_file_name_reaches_its_owner_alone(client, stor
         assert b"bea_diary" not in body, fmt
     client.force_login(bob)
     assert b"bea_diary" not in client.get(f"/library/characters/{character_id}/").content
+
+
+def test_charlore_links_only_the_importers_own_books_and_lists_the_others(client, store, alice,
+                                                                         bob):
+    # bob's shared "Harbour" was linked into alice's character: his text in her chats.
+    bobs = lorebook_save(store, user=bob, data={"name": "Harbour", "visibility": "shared",
+                                                "entries": []})
+    character_save(store, data={"name": "Pia", "base_persona": "", "greeting": ""},
+                   character_id=None, user=alice)
+    data = json.dumps({"world_info": {"charLore": [
+        {"name": "Pia.png", "extraBooks": ["Harbour"]}]}}).encode()
+    answer = character_books_from_settings(store, user=alice, data=data)
+    assert answer["missing_books"] == ["Harbour"]
+    assert bobs not in answer["linked"][0]["lorebook_ids"]
