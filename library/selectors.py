@@ -272,9 +272,10 @@ def links_shown(item: dict[str, Any], *, hidden: set[str]) -> dict[str, Any]:
     return {**item, "lorebook_ids": [i for i in ids if i not in hidden]}
 
 
-# Kept in a character's file for its owner (and staff) alone: the name of the file its card was
-# imported from, which SillyTavern names a character by and which may be a private file's name.
-OWNER_ONLY_KEYS = ("st_avatar",)
+# Kept in an item's file for its owner (and staff) alone: the name of the file a card was
+# imported from, which SillyTavern names a character by and which may be a private file's name,
+# and the id a copy came from, which may be the owner's private item's.
+OWNER_ONLY_KEYS = ("st_avatar", "copied_from")
 
 
 def owner_keys_hidden(item: dict[str, Any], *, user) -> dict[str, Any]:

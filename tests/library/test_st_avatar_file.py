@@ -126,3 +126,13 @@ def test_charlore_links_only_the_importers_own_books_and_lists_the_others(client
     answer = character_books_from_settings(store, user=alice, data=data)
     assert answer["missing_books"] == ["Harbour"]
     assert bobs not in answer["linked"][0]["lorebook_ids"]
+
+
+def test_where_a_shared_copy_came_from_reaches_its_owner_alone(store, alice, as_alice, as_bob):
+    # A copy of alice's private character, renamed and shared, named its source to bob.
+    private = character_save(store, data={"name": "Diary of Bea", "visibility": "private"},
+                             character_id=None, user=alice)
+    copied = as_alice("post", f"/api/v1/characters/{private}/copy").json()["character_id"]
+    as_alice("put", f"/api/v1/characters/{copied}", {"visibility": "shared", "name": "Bea"})
+    assert as_alice("get", f"/api/v1/characters/{copied}").json()["copied_from"] == private
+    assert "copied_from" not in as_bob("get", f"/api/v1/characters/{copied}").json()
