@@ -77,14 +77,16 @@ backgrounds_router = Router(tags=["backgrounds"])
 
 def persona_out(persona_id: str, user=None, hidden: set[str] | None = None) -> dict:
     """A persona as `user` reads it: the link to a book they may not see is left out (a book's
-    id is its name's slug), as a shared card's links are."""
+    id is its name's slug), as a shared card's links are; `default` is whether it is their
+    default (another account's shared default persona is not)."""
     persona = get_store().persona_read(persona_id)
     book = persona.get("lorebook_id")
     if book and user is not None:
         hidden = lorebooks_hidden_from(user=user) if hidden is None else hidden
         persona = {**persona, "lorebook_id": None if book in hidden else book}
+    theirs = user is None or persona.get("owner") == user.get_username()
     return {**persona, **persona_placement(persona), "persona_id": persona_id,
-            "default": bool(persona.get("default")),
+            "default": bool(persona.get("default")) and theirs,
             "description": persona.get("description", ""),
             "visibility": persona.get("visibility", "private"),
             "avatar_url": (reverse("persona_avatar", args=[persona_id])

@@ -22,6 +22,17 @@ def call(client):
     return as_user
 
 
+def test_another_accounts_shared_default_persona_is_not_the_readers_default(call, alice, bob):
+    # bob's list said "default": true of alice's shared default persona (whose it was told
+    # him her choice, and a client taking the list's default played as her).
+    shared = call(alice, "post", "/api/v1/personas", {"name": "Mira", "description": "",
+                                                      "visibility": "shared"}).json()
+    assert shared["default"] is True
+    listed = call(bob, "get", "/api/v1/personas").json()["personas"]
+    assert [p["default"] for p in listed if p["persona_id"] == shared["persona_id"]] == [False]
+    assert call(bob, "get", f"/api/v1/personas/{shared['persona_id']}").json()["default"] is False
+
+
 def test_create_read_update_delete_a_persona(call, store, alice):
     created = call(alice, "post", "/api/v1/personas",
                    {"name": "Mira", "description": "A courier."})
