@@ -426,7 +426,7 @@ def background_change(request: HttpRequest, background_id: str, payload: Backgro
     data = payload.model_dump(exclude_unset=True)
     seen = _seen_sent(data)
     body_fields_check(data, writable=BackgroundIn.model_fields.keys() - {"background_id"},
-                      shown=background)
+                      shown=selectors.owner_keys_hidden(background, user=request.auth))
     _, chats = background_save_reported(store, data={**background, **data},
                                         background_id=background_id, user=request.auth,
                                         seen=seen)

@@ -136,3 +136,18 @@ def test_where_a_shared_copy_came_from_reaches_its_owner_alone(store, alice, as_
     as_alice("put", f"/api/v1/characters/{copied}", {"visibility": "shared", "name": "Bea"})
     assert as_alice("get", f"/api/v1/characters/{copied}").json()["copied_from"] == private
     assert "copied_from" not in as_bob("get", f"/api/v1/characters/{copied}").json()
+
+
+def test_a_guess_of_where_a_shared_background_came_from_is_an_unknown_field(store, alice,
+                                                                           as_alice, as_bob):
+    # Sent back in a PUT, a right guess was a 403 (unchanged, then not bob's to save) and a
+    # wrong one a 400 read_only_field.
+    private = as_alice("post", "/api/v1/backgrounds", {"name": "Affair",
+                                                       "visibility": "private"}).json()
+    copied = as_alice("post", f"/api/v1/backgrounds/{private['background_id']}/copy").json()
+    as_alice("put", f"/api/v1/backgrounds/{copied['background_id']}", {"visibility": "shared"})
+    guess = as_bob("put", f"/api/v1/backgrounds/{copied['background_id']}",
+                   {"copied_from": private["background_id"]})
+    assert guess.json()["error"]["code"] == "unknown_field"
+    assert "copied_from" not in as_bob("get",
+                                       f"/api/v1/backgrounds/{copied['background_id']}").json()
