@@ -44,8 +44,9 @@ def _ids_checked(file: UploadedFile, character_id: str, character_ids: str, *,
                          "about these before importing); `messages`, `speakers`, `players` count and "
                          "name the file's lines; `proposed`, one per speaker (`speaker`, "
                          "`character_id`, `name`): the account's own (or the site's) character "
-                         "with that name, never another account's shared one, else one named and not matched yet, else null. The "
-                         "characters are optional here (none: no warnings, only `proposed`).")
+                         "with that name, never another account's shared one, else one named "
+                         "and not matched yet, else null. The characters are optional here "
+                         "(none: no warnings, only `proposed`).")
 def instance_import_check(request: HttpRequest, file: File[UploadedFile],
                           character_id: Form[str] = "", character_ids: Form[str] = ""):
     ids = _ids_checked(file, character_id, character_ids, required=False)
