@@ -8,9 +8,10 @@ an outline read before another tab's edit overwrite it."""
 
 from __future__ import annotations
 
-import hashlib
 import json
 from typing import Any
+
+from django.utils.crypto import salted_hmac
 
 from library.errors import ItemChanged
 
@@ -21,7 +22,11 @@ def item_version(item: dict[str, Any], kind: str, *, whole: bool = False) -> str
     """`whole`: the REST API's, with what the page edits in place."""
     left_out = () if whole else IN_PLACE[kind]
     kept = {key: value for key, value in item.items() if key not in left_out}
-    return hashlib.sha256(json.dumps(kept, sort_keys=True, default=str).encode()).hexdigest()[:16]
+    # Keyed with the site's secret: a reader of a shared item is shown the fingerprint of what
+    # is kept from them (a private book's link, the card's file name), which a plain digest
+    # let them test guesses of offline.
+    return salted_hmac("personalab.item_version", json.dumps(kept, sort_keys=True, default=str),
+                       algorithm="sha256").hexdigest()[:16]
 
 
 def item_version_check(existing: dict[str, Any], kind: str, seen: str | None, *,

@@ -5,6 +5,7 @@ by it (SillyTavern's `getCharaFilename`)."""
 
 from __future__ import annotations
 
+import hashlib
 import json
 from pathlib import Path
 
@@ -151,3 +152,18 @@ def test_a_guess_of_where_a_shared_background_came_from_is_an_unknown_field(stor
     assert guess.json()["error"]["code"] == "unknown_field"
     assert "copied_from" not in as_bob("get",
                                        f"/api/v1/backgrounds/{copied['background_id']}").json()
+
+
+def test_the_seen_fingerprint_does_not_let_a_reader_test_guesses_of_what_is_kept_from_them(
+        store, alice, as_bob):
+    # `seen` was the SHA-256 of the whole file: bob added a guess of the hidden st_avatar (or a
+    # private book's id) to what GET showed him and compared, offline, as often as he liked.
+    character_id = character_import_card(store, data=_card("Sera"),
+                                         filename="Seraphina3.png", user=alice)
+    character_save(store, data={"visibility": "shared", "name": "Sera"},
+                   character_id=character_id, user=alice)
+    shown = as_bob("get", f"/api/v1/characters/{character_id}").json()
+    seen = shown.pop("seen")
+    shown.pop("regex_scripts_allowed")
+    guessed = json.dumps({**shown, "st_avatar": "Seraphina3"}, sort_keys=True, default=str)
+    assert hashlib.sha256(guessed.encode()).hexdigest()[:16] != seen
