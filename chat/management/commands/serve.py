@@ -5,10 +5,17 @@ set up Django again, and the page answered a minute after `make run` (docs/perfo
 Start-up). Here the set-up steps share one start, Daphne serves from the same process, the
 demo's recall index is left to the server's catch-up, and the embedding engines are built once
 the server listens (personalab/asgi.py), so a newcomer opens the page as soon as it answers.
+
+`manage.py serve` runs this under a small supervisor that starts it again if it dies
+(personalab/lib/supervise.py, called by manage.py before Django loads); `--no-supervise` is
+this command alone, for a deployment whose own supervisor restarts it.
 """
 
 from __future__ import annotations
 
+import argparse
+import contextlib
+import os
 import time
 from functools import partial
 
@@ -26,6 +33,13 @@ from personalab.lib.process_age import process_age_seconds
 class Command(BaseCommand):
     help = ("What `make run` does: migrate, the first admin, the demo, the index rows, then "
             "Daphne on HOST:PORT, all in one process.")
+
+    def add_arguments(self, parser) -> None:
+        parser.add_argument("--no-supervise", action="store_true",
+                            help="Serve in this process, not restarted if it dies.")
+        # Where the supervisor is told the server listens (a restart before that is a failed
+        # start, not a crash).
+        parser.add_argument("--ready-fd", type=int, default=None, help=argparse.SUPPRESS)
 
     def handle(self, *args, **options) -> None:
         # From the process's start: Python's and Django's own start is part of the wait.
@@ -46,11 +60,16 @@ class Command(BaseCommand):
         connections.close_all()
         self.stdout.write(f"Starting the server ({time.monotonic() - started:.1f} s so far)…")
         cli = CommandLineInterface()
-        cli.server_class = partial(Server, ready_callable=partial(self._ready, started, login))
+        cli.server_class = partial(Server, ready_callable=partial(
+            self._ready, started, login, options["ready_fd"]))
         cli.run(["-b", settings.SERVE_HOST, "-p", str(settings.SERVE_PORT),
                  "personalab.asgi:application"])
 
-    def _ready(self, started: float, login: str) -> None:
+    def _ready(self, started: float, login: str, ready_fd: int | None = None) -> None:
         self.stdout.write(self.style.SUCCESS(
             f"\n  PersonaLab is ready ({time.monotonic() - started:.1f} s)." + login
             + "  Stop it with Ctrl-C.\n"))
+        if ready_fd is not None:
+            with contextlib.suppress(OSError):
+                os.write(ready_fd, b"ready\n")
+                os.close(ready_fd)
