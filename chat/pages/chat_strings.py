@@ -25,6 +25,8 @@ def chat_page_strings() -> dict[str, Any]:
         "error": gettext("Error:"),
         "refusedKept": gettext("Your message stays in the chat: after the change, press ↻ "
                                "Regenerate to have it answered (or edit it)."),
+        "unanswered": gettext("The connection was lost before your message was answered: if no "
+                              "reply comes, press ↻ Regenerate to have it answered."),
         "choosing": gettext("Choosing who answers…"),
         "asideKept": gettext("kept apart from the story"),
         "asideStopped": gettext("stopped"),

@@ -255,7 +255,8 @@ export function connect() {
     const frame = queued;
     queued = null;
     // The file first: a reply cut by the outage shows as it was kept, then the queued line.
-    const read = stale ? reloadFromFile().then(() => { stale = false; }).catch(() => {})
+    const read = stale ? reloadFromFile().then(() => { stale = false; unansweredSay(); })
+                           .catch(() => {})
                        : Promise.resolve();
     read.then(() => {
       if (frame) deliver(frame);
@@ -263,6 +264,15 @@ export function connect() {
     });
     if (document.getElementById("streaming-line")) setTimeout(writingLineCheck, STREAM_WAIT_MS);
   });
+}
+
+// The socket closed mid-turn and the file now ends with the player's line: the server went
+// down before answering (a crash: `manage.py serve` starts it again), and ↻ asks for the reply
+// (chat/play/redo.py). Another server may still be about to answer, hence "if none comes".
+function unansweredSay() {
+  const last = lastLine();
+  if (last && last.dataset.role === "user" && !turn.busy
+      && !document.getElementById("streaming-line")) statusSay(S.unanswered);
 }
 
 function writingLineCheck() {
