@@ -2,6 +2,7 @@ from __future__ import annotations
 
 import os
 import sys
+from functools import partial
 
 os.environ.setdefault("DJANGO_SETTINGS_MODULE", "personalab.settings")
 
@@ -15,6 +16,7 @@ from django.conf import settings  # noqa: E402
 
 from chat.live.routing import websocket_urlpatterns  # noqa: E402
 from chat.services.index import instances_index_catch_up_start  # noqa: E402
+from library.trash_retention import trash_purge_daily  # noqa: E402
 from memory.runtime import catch_up_start, store_check_start  # noqa: E402
 from personalab.body_limit import BodyLimit  # noqa: E402
 from personalab.daphne_request import daphne_requests_bound  # noqa: E402
@@ -62,6 +64,9 @@ def _catch_up() -> None:
 
 if settings.PERSONALAB_EMBED_PRELOAD:
     after_listening(_warm_up, name="server-warm-up")
+
+if settings.PERSONALAB_TRASH_DAYS > 0:
+    after_listening(partial(trash_purge_daily, get_store()), name="trash-purge")
 
 if settings.PERSONALAB_INDEX_CATCHUP_SECONDS > 0:
     after_listening(_catch_up, name="index-catch-up-start")

@@ -114,6 +114,9 @@ PERSONALAB_CHROMA_URL = env_str("PERSONALAB_CHROMA_URL")
 # A server process indexes what the files hold and the index does not at startup and then every
 # this many seconds (memory/vectors/sync.py); 0 turns the catch-up off (each turn still syncs its own).
 PERSONALAB_INDEX_CATCHUP_SECONDS = env_float("PERSONALAB_INDEX_CATCHUP_SECONDS", 60.0)
+# Deleted library items stay restorable this many days, then a server (at start, then daily) or
+# `manage.py purge_trash` removes them (library/trash_retention.py); 0 keeps them for ever.
+PERSONALAB_TRASH_DAYS = env_int("PERSONALAB_TRASH_DAYS", 30, minimum=0)
 # The language model (personalab/lib/llm.py reads these per turn; the settings page can override the
 # endpoint and model, never the server's key for another endpoint).
 OPENAI_BASE_URL = env_str("OPENAI_BASE_URL")

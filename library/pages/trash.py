@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from urllib.parse import urlencode
 
+from django.conf import settings
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.http import Http404, HttpRequest, HttpResponse
@@ -41,7 +42,8 @@ def trash_page(request: HttpRequest) -> HttpResponse:
                "items": [item for item in listed if item["kind"] == kind]} for kind in KINDS]
     return render(request, "library/trash.html",
                   {"groups": [group for group in groups if group["items"]],
-                   "staff": request.user.is_staff})
+                   "staff": request.user.is_staff,
+                   "trash_days": settings.PERSONALAB_TRASH_DAYS})
 
 
 @login_required

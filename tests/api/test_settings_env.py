@@ -48,7 +48,8 @@ def test_an_unparsable_variable_stops_a_real_start_naming_it(tmp_path):
 @pytest.mark.parametrize("name, value", [
     ("DEBUG", "ture"), ("PERSONALAB_EMBED_THREADS", "x"), ("PERSONALAB_LLM_TIMEOUT", "soon"),
     ("PERSONALAB_MAX_MESSAGE_CHARS", "20k"), ("LOG_LEVEL", "loud"),
-    ("PERSONALAB_PERSONAS_PER_ACCOUNT", "-1"), ("PERSONALAB_SESSIONS_PER_INSTANCE", "lots")])
+    ("PERSONALAB_PERSONAS_PER_ACCOUNT", "-1"), ("PERSONALAB_SESSIONS_PER_INSTANCE", "lots"),
+    ("PERSONALAB_TRASH_DAYS", "30d")])
 def test_an_unparsable_variable_stops_the_start_naming_it(tmp_path, monkeypatch, name, value):
     with pytest.raises(ImproperlyConfigured) as stopped:
         _parsed(tmp_path, monkeypatch, **{name: value})
