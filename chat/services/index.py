@@ -7,6 +7,7 @@ import logging
 import threading
 from typing import Any
 
+from django.contrib.auth import get_user_model
 from django.db import connection, transaction
 
 from chat.groups.conversations import conversation_index, ledger_rebuild
@@ -18,7 +19,8 @@ from library.index_rows import (
     persona_index,
     user_for_username,
 )
-from library.models import Background, Character, Persona
+from library.models import Background, Character, Lorebook, Persona
+from library.trash_owners import trash_owners_rebuild
 from memory.summaries.journal import summarize_recover_waiting
 from personalab.lib.filestore.store import FileStore
 from personalab.lib.membership import member_change_recover_waiting
@@ -104,10 +106,18 @@ def instances_index_catch_up_start(store: FileStore) -> None:
     threading.Thread(target=run, name="instance-index-catch-up", daemon=True).start()
 
 
+def index_empty() -> bool:
+    """No library or chat row: a new database (one rebuilt from the files, or a new install)."""
+    return not any(model.objects.exists()
+                   for model in (Character, Background, Lorebook, Persona, Instance))
+
+
 def reindex_all(store: FileStore) -> dict[str, int]:
     """Rebuild every index row from the files (SPEC §1)."""
     counts = {"characters": 0, "backgrounds": 0, "lorebooks": 0, "personas": 0, "instances": 0,
               "traces": 0}
+    accounts_before = set(get_user_model().objects.values_list("username", flat=True))
+    fresh = index_empty()
     for character_id in store.character_ids():
         character_index(store, character_id)
         counts["characters"] += 1
@@ -135,4 +145,6 @@ def reindex_all(store: FileStore) -> dict[str, int]:
             counts["traces"] += 1
     Instance.objects.exclude(instance_id__in=store.instance_ids()).delete()
     ledger_rebuild(store)
+    if dated := trash_owners_rebuild(store, accounts_before=accounts_before, fresh=fresh):
+        counts["trash_owners_dated"] = dated
     return counts

@@ -27,7 +27,10 @@ from django.core.management.base import BaseCommand
 from django.db import connections
 
 from chat.management.commands.bootstrap import OWN_ADMIN, admin_ensure, login_text
+from chat.services.index import index_empty
+from personalab.lib.filestore.store import FileStore
 from personalab.lib.process_age import process_age_seconds
+from personalab.storage import get_store
 
 
 class Command(BaseCommand):
@@ -46,6 +49,11 @@ class Command(BaseCommand):
         started = time.monotonic() - (process_age_seconds() or 0.0)
         self.stdout.write("Setting up the data folder (database, admin account, demo)…")
         call_command("migrate", interactive=False, verbosity=0)
+        # A new database for a data folder with items in it (rebuilt from the files): their
+        # owners come back first, so the first admin is the files' own `admin` (admin_ensure)
+        # and each owner is offered what it deleted (library/trash_owners.py).
+        if index_empty() and _items_in(get_store()):
+            call_command("reindex", stdout=self.stdout)
         admin_found = admin_ensure()
         # The catch-up (every server's start) indexes the demo's lines for recall after the
         # server listens; with it off, the demo is indexed here as before.
@@ -73,3 +81,8 @@ class Command(BaseCommand):
             with contextlib.suppress(OSError):
                 os.write(ready_fd, b"ready\n")
                 os.close(ready_fd)
+
+
+def _items_in(store: FileStore) -> bool:
+    return any((store.character_ids(), store.background_ids(), store.lorebook_ids(),
+                store.persona_ids(), store.instance_ids()))
