@@ -71,6 +71,7 @@ class _Stop:
 
     child: subprocess.Popen | None = None
     asked: int = 0
+    stop_signal: int = signal.SIGTERM
     deadline: float | None = None
     grace: float = 15.0
     previous: dict[int, object] = field(default_factory=dict)
@@ -83,17 +84,25 @@ class _Stop:
         for sig, handler in self.previous.items():
             signal.signal(sig, handler)
 
+    def watch(self, child: subprocess.Popen) -> None:
+        self.child = child
+        if self.asked:  # asked while it was being started
+            self.pass_on()
+
     def _on_signal(self, signum: int, _frame) -> None:
         self.asked += 1
-        if self.child is None or self.child.poll() is not None:
-            return
+        # Daphne stops cleanly on SIGINT and SIGTERM alike; a closed terminal (SIGHUP) is a
+        # stop too.
+        self.stop_signal = signal.SIGINT if signum == signal.SIGINT else signal.SIGTERM
         if self.asked == 1:
-            self.deadline = time.monotonic() + self.grace
-            # Daphne stops cleanly on SIGINT and SIGTERM alike; a closed terminal (SIGHUP)
-            # is a stop too.
-            _signal(self.child.pid, signal.SIGINT if signum == signal.SIGINT else signal.SIGTERM)
-        else:
+            self.pass_on()
+        elif self.child is not None:
             _group_signal(self.child.pid, signal.SIGKILL)
+
+    def pass_on(self) -> None:
+        if self.child is not None and self.deadline is None:
+            self.deadline = time.monotonic() + self.grace
+            self.child.send_signal(self.stop_signal)  # nothing once it is reaped
 
 
 def serve_supervise(*, argv: list[str], policy: Policy = Policy(),
@@ -144,8 +153,9 @@ def _run_once(child_argv: list[str], *, policy: Policy, stop: _Stop) -> tuple[in
                                  preexec_fn=_parent_death_signal())
     finally:
         os.close(ready_write)
-    stop.child = child
+    stop.watch(child)
     ready = _wait(child, ready_read, policy=policy, stop=stop)
+    stop.child, stop.deadline = None, None
     # Whatever the server started (a store probe, export workers) ends with it: a leftover
     # holding the memory store open would keep the next server from checking it.
     _group_end(child.pid, grace=2.0)
@@ -165,6 +175,8 @@ def _wait(child: subprocess.Popen, ready_read: int, *, policy: Policy, stop: _St
                 time.sleep(policy.poll)
             if stop.deadline is not None and time.monotonic() > stop.deadline:
                 _group_signal(child.pid, signal.SIGKILL)
+        if reading and select.select([ready_read], [], [], 0)[0]:  # said so, then died at once
+            ready = bool(os.read(ready_read, 64))
     finally:
         os.close(ready_read)
     return ready
@@ -185,11 +197,6 @@ def _group_end(pgid: int, *, grace: float) -> None:
 def _group_signal(pgid: int, sig: int) -> None:
     with contextlib.suppress(ProcessLookupError, PermissionError):
         os.killpg(pgid, sig)
-
-
-def _signal(pid: int, sig: int) -> None:
-    with contextlib.suppress(ProcessLookupError):
-        os.kill(pid, sig)
 
 
 def _sleep(seconds: float, *, stop: _Stop, step: float) -> None:
