@@ -84,5 +84,9 @@ class Command(BaseCommand):
 
 
 def _items_in(store: FileStore) -> bool:
+    """Items live or in the trash (an owner all of whose items are deleted)."""
+    trash = store.root / "trash"
     return any((store.character_ids(), store.background_ids(), store.lorebook_ids(),
-                store.persona_ids(), store.instance_ids()))
+                store.persona_ids(), store.instance_ids(),
+                trash.is_dir() and any(path.is_dir() and any(path.iterdir())
+                                       for path in trash.iterdir())))
