@@ -103,6 +103,8 @@ class _Stop:
         if self.child is not None and self.deadline is None:
             self.deadline = time.monotonic() + self.grace
             self.child.send_signal(self.stop_signal)  # nothing once it is reaped
+            if self.child.returncode is None:  # a stopped server (Ctrl-Z) acts on it once woken
+                _group_signal(self.child.pid, signal.SIGCONT)
 
 
 def serve_supervise(*, argv: list[str], policy: Policy = Policy(),
@@ -150,7 +152,7 @@ def _run_once(child_argv: list[str], *, policy: Policy, stop: _Stop) -> tuple[in
     try:
         child = subprocess.Popen([*child_argv, READY_OPTION, str(ready_write)],
                                  pass_fds=(ready_write,), process_group=0,
-                                 preexec_fn=_parent_death_signal())
+                                 preexec_fn=_child_setup())
     finally:
         os.close(ready_write)
     stop.watch(child)
@@ -205,14 +207,20 @@ def _sleep(seconds: float, *, stop: _Stop, step: float) -> None:
         time.sleep(min(step, max(0.0, deadline - time.monotonic())))
 
 
-def _parent_death_signal() -> Callable[[], None] | None:
-    """The server's own group does not get the terminal's Ctrl-C (the parent passes it on
-    once), so on Linux it is told to stop when the parent dies, even by SIGKILL: no orphan
-    keeps the port."""
-    if not sys.platform.startswith("linux"):
-        return None
-    prctl = ctypes.CDLL(None, use_errno=True).prctl
-    return lambda: prctl(PR_SET_PDEATHSIG, signal.SIGTERM)
+def _child_setup() -> Callable[[], None]:
+    """The server runs in a process group of its own, so the terminal's Ctrl-C reaches only the
+    parent (which passes it on once). There it is a background group: a terminal set to
+    `stty tostop` would stop it at its first line of output, unless it ignores that signal.
+    On Linux it is also told to stop when the parent dies, even by SIGKILL: no orphan keeps
+    the port."""
+    prctl = ctypes.CDLL(None, use_errno=True).prctl if sys.platform.startswith("linux") else None
+
+    def setup() -> None:
+        signal.signal(signal.SIGTTOU, signal.SIG_IGN)
+        signal.signal(signal.SIGTTIN, signal.SIG_IGN)
+        if prctl is not None:
+            prctl(PR_SET_PDEATHSIG, signal.SIGTERM)
+    return setup
 
 
 def _say(line: str) -> None:
