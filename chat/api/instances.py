@@ -37,6 +37,7 @@ from chat.api.schemas import (
     RedoOut,
 )
 from chat.groups.round import conversation_turn
+from chat.live.followers import plot_changed_publish
 from chat.live.refusal_words import refusal_said, warning_said
 from chat.live.sse import aside_stream, chat_stream, impersonate_stream, redo_stream
 from chat.models import Instance, Trace
@@ -252,7 +253,9 @@ def instance_plot_state(request: HttpRequest, instance_id: str, payload: PlotSta
     instance_settings.instance_plot_set(store, user=request.auth, instance_id=instance_id,
                                         index=payload.current_plot_index,
                                         status=payload.current_status)
-    return director_status(store, instance_id=instance_id)
+    director = director_status(store, instance_id=instance_id)
+    plot_changed_publish(instance_id, director=director)
+    return director
 
 
 @router.put("/instances/{instance_id}/plot_hold", response=dict[str, Any],
@@ -263,7 +266,9 @@ def instance_plot_hold(request: HttpRequest, instance_id: str, payload: PlotHold
     store = get_store()
     instance_settings.instance_plot_hold(store, user=request.auth, instance_id=instance_id,
                                          held=payload.held)
-    return director_status(store, instance_id=instance_id)
+    director = director_status(store, instance_id=instance_id)
+    plot_changed_publish(instance_id, director=director)
+    return director
 
 
 # --- the turn -------------------------------------------------------------------------------

@@ -10,6 +10,7 @@ import logging
 from dataclasses import dataclass
 from typing import Any, Awaitable, Callable
 
+from asgiref.sync import async_to_sync
 from channels.layers import InMemoryChannelLayer, get_channel_layer
 
 from chat.groups.speaker_shown import partial_speaker_shown
@@ -45,6 +46,25 @@ def emit_published(instance_id: str, emit: Emit, *, origin: str | None) -> Emit:
             failed = True
 
     return publish
+
+
+def plot_changed_publish(instance_id: str, *, director: dict[str, Any]) -> None:
+    """Tell the instance's open pages that the story was moved by hand or its beat held or
+    let go (`director`: the director's view after the change), so every tab and device shows
+    it without a reload. From a sync view (a REST call, the outline's buttons); a page that
+    missed it reads the outline with its next turn."""
+    layer = get_channel_layer()
+    group = group_name(instance_id)
+    if layer is None or _followed_by_nobody(layer, group, None):
+        return
+    event = {"type": "plot_changed", "held": bool(director.get("held")),
+             "current_index": director.get("current_index"),
+             "current_status": director.get("current_status")}
+    try:
+        async_to_sync(layer.group_send)(group, {"type": EVENT_TYPE, "event": event,
+                                                "origin": None})
+    except Exception as exc:  # noqa: BLE001 — the change is in the file; a reload shows it
+        log.warning("followers of %s miss the plot change: %s", instance_id, exc)
 
 
 def _followed_by_nobody(layer: Any, group: str, origin: str | None) -> bool:

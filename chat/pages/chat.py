@@ -33,6 +33,7 @@ from chat.inspector.sources import (
     recall_sources_named,
     recall_speaker_names,
 )
+from chat.live.followers import plot_changed_publish
 from chat.models import Trace
 from chat.pages.chat_strings import chat_page_strings
 from chat.pages.import_report import import_report_for_page, import_report_key
@@ -280,8 +281,10 @@ def instance_outline(request: HttpRequest, instance_id: str) -> HttpResponse:
             # the buttons send only points and statuses the outline had when it was shown
             refusal = gettext("The story was not moved: the outline has changed since this "
                               "page showed it. Here it is as it is now.")
-    return render(request, "chat/_outline.html",
-                  {**_chat_context(request, instance_id), "outline_refusal": refusal})
+    context = _chat_context(request, instance_id)
+    if request.method == "POST" and refusal is None:
+        plot_changed_publish(instance_id, director=context["director"])
+    return render(request, "chat/_outline.html", {**context, "outline_refusal": refusal})
 
 
 CHAT_IMPORT_MAX_BYTES = 10 * 1024 * 1024

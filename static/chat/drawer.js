@@ -15,6 +15,11 @@ function storyProgressShow() {
   shown.textContent = outline.dataset.progress || "";
   shown.title = outline.dataset.progressWords || "";
   shown.hidden = !outline.dataset.progress;
+  // A held beat shows there too (⚓, its words for a screen reader): a phone hid it in the drawer.
+  const held = document.querySelector("[data-testid=story-held]");
+  if (!held) return;
+  held.hidden = !outline.dataset.heldNote;
+  held.title = outline.dataset.heldNote || "";
 }
 
 export function drawerWire() {

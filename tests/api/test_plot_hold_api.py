@@ -72,3 +72,15 @@ def test_the_outline_shows_the_control_pressed_while_held(client, alice, put, in
     page = client.get(address).content.decode()
     assert 'data-testid="plot-hold" aria-pressed="true"' in page
     assert 'data-testid="plot-held-note"' in page
+
+
+def test_the_phone_s_story_button_shows_the_held_beat_in_words(client, alice, put, instance):
+    client.force_login(alice)
+    address = reverse("instance", args=[instance])
+    assert 'data-testid="story-held" hidden>' in client.get(address).content.decode()
+    put(instance, {"held": True})
+    page = client.get(address, HTTP_ACCEPT_LANGUAGE="zh-hans").content.decode()
+    assert ('data-testid="story-held" title="这一幕已停住：在你放开之前，剧情停在第 1 点。">'
+            '<span aria-hidden="true">⚓</span><span class="visually-hidden">这一幕停住了</span>'
+            ) in page
+    assert 'data-held-note="这一幕已停住：在你放开之前，剧情停在第 1 点。"' in page

@@ -1,7 +1,7 @@
 """The author moves the story by hand from the chat's outline: "go here" skips to (or goes back
-to) a point, "mark done" finishes the current one; the ☰ Story count and the files follow, the
-words are Chinese on a Chinese page, and a point the outline lost since the page showed it is
-refused in words, nothing moved."""
+to) a point, "mark done" finishes the current one; the ☰ Story count (and a held beat's ⚓) and
+the files follow, the words are Chinese on a Chinese page, and a point the outline lost since the
+page showed it is refused in words, nothing moved."""
 
 from __future__ import annotations
 
@@ -69,6 +69,13 @@ def test_a_point_the_outline_lost_is_refused_in_chinese_and_nothing_moves(
     assert go.inner_text() == "跳到这里"
     assert page.locator("[data-testid=outline-done]").inner_text() == "标为完成"
     screenshot_take(page, "outline_by_hand_zh_390")
+    # A held beat shows on the phone's ☰ Story, and a release from another device reaches it.
+    page.click("[data-testid=plot-hold]")
+    held = page.locator("[data-testid=story-held]")
+    held.wait_for()
+    assert held.text_content() == "⚓这一幕停住了"
+    api_call(page, server, "PUT", f"/instances/{instance_id}/plot_hold", {"held": False})
+    held.wait_for(state="hidden")
     background = server.instance_state(instance_id)["background_id"]
     # another tab shortens the outline to four points
     page.request.post(f"{server.url}/library/backgrounds/{background}/outline",
