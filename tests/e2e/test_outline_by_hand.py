@@ -68,6 +68,10 @@ def test_a_point_the_outline_lost_is_refused_in_chinese_and_nothing_moves(
     go.wait_for()  # the drawer opened
     assert go.inner_text() == "跳到这里"
     assert page.locator("[data-testid=outline-done]").inner_text() == "标为完成"
+    # a thumb's target on a touch screen, as the rest of an evening's controls
+    heights = page.locator("#outline button").evaluate_all(
+        "buttons => buttons.map(b => b.getBoundingClientRect().height)")
+    assert heights and min(heights) >= 44, heights
     screenshot_take(page, "outline_by_hand_zh_390")
     # A held beat shows on the phone's ☰ Story, and a release from another device reaches it.
     page.click("[data-testid=plot-hold]")

@@ -37,3 +37,12 @@ def test_story_shows_the_point_in_progress_beside_the_points_done(alice_client, 
                                   "3/5 · 第 4 点进行中")
     _plot(store, instance, 4, "completed")
     assert _progress(alice_client.get(url).content.decode())[0] == "4/5"
+
+
+def test_the_drawer_opens_on_the_outline(alice_client, instance):
+    """☰ Story names the outline and says its progress: the outline is the drawer's first card
+    (it came under six others, a phone's first screen showing none of it)."""
+    page = alice_client.get(f"/instances/{instance}/").content.decode()
+    drawer = page[page.index('id="drawer"'):]
+    first = drawer.index('class="card')
+    assert drawer[first:].startswith('class="card" id="outline-card"')
