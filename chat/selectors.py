@@ -27,6 +27,7 @@ from personalab.lib.jsontext import json_loads
 from personalab.lib.line_macros import line_macros_replace
 from personalab.lib.lines import session_line_problem
 from personalab.lib.llm_providers import provider_for
+from personalab.lib.markers import markers_removed
 from personalab.lib.membership import member_changes_read
 from personalab.lib.store_errors import StoreError
 from personalab.llm_config import llm_settings_from_env
@@ -300,10 +301,11 @@ def _last_speaker(line: dict[str, Any] | None, character: dict[str, Any]) -> str
 def last_message_preview(store: FileStore, *, state: dict[str, Any],
                          line: dict[str, Any] | None) -> str:
     """The newest line as the chat page reads it ({{user}}, {{char}}… filled in), without the
-    emphasis asterisks the page renders as italics, on one line."""
+    emphasis asterisks the page renders as italics and the director's progress markers the page
+    shows as a badge (the home page showed "[PROGRESS:5:in_progress]"), on one line."""
     if not line or not isinstance(line.get("content"), str):
         return ""
-    text = line["content"]
+    text = markers_removed(line["content"])
     if "{{" in text or "<" in text:  # the macro values cost a persona and a character read
         text = line_macros_replace(line, page_macro_values(store, state=state, lines=[line]))
     return " ".join(text.replace("*", "").split())

@@ -119,3 +119,18 @@ def test_two_unnamed_chats_with_one_character_are_told_apart_on_home(
     shown = rows[second].split('data-testid="instance-started">', 1)[1].split("</span>", 1)[0]
     assert shown == (f'{started} <time datetime="2026-12-01T21:40:00Z">2026-12-01 21:40</time>'
                      f" · {conversation}")
+
+
+def test_home_shows_the_last_line_without_the_directors_marker(alice_client, store, alice,
+                                                               character):
+    """The chat page shows a progress marker as a badge; the home page showed it as written,
+    "[PROGRESS:5:in_progress]" at the end of the last line."""
+    instance_id = instance_create(store, owner=alice, character_id=character)
+    session_id = store.instance_state_read(instance_id)["current_session_id"]
+    read = store.session_read(instance_id, session_id)
+    store.session_rewrite(instance_id, session_id, [read.metadata, *read.lines, {
+        "role": "assistant", "content": "*She nods.* We go at dawn.[PROGRESS:2:in_progress]",
+        "turn": 1, "timestamp": "2999-01-01T00:00:00Z"}])
+    home = alice_client.get("/").content.decode()
+    assert "She nods. We go at dawn." in home
+    assert "[PROGRESS:" not in home
