@@ -169,9 +169,10 @@ def _chat_context(request: HttpRequest, instance_id: str) -> dict:
     store = get_store()
     state = store.instance_state_read(instance_id)
     before = _int_or_none(request.GET.get("before"))
+    size = _page_size(request.GET.get("shown"))
     read = session_read_repaired(store, instance_id, state["current_session_id"],
-                                 shown=selectors.CHAT_PAGE_SIZE, before=before)
-    window = selectors.chat_messages_window(read, before=before)
+                                 shown=size, before=before)
+    window = selectors.chat_messages_window(read, before=before, size=size)
     characters = ChatCharacters(store, state=state)
     shown = selectors.message_render_context(store, state=state, lines=read.lines,
                                              characters=characters)
@@ -218,6 +219,7 @@ def _global_lorebook_names(store: FileStore, *, state: dict, user) -> list[str]:
 
 
 ASIDES_SHOWN = 20  # kept asides the side panel shows when the page opens
+JUMP_PAGE_MAX = 1000  # messages one read of older ones may hold (static/chat/messages.js)
 
 
 def _bubble_names(state: dict[str, Any], shown: dict[str, Any]) -> dict[str, str]:
@@ -230,6 +232,16 @@ def _bubble_names(state: dict[str, Any], shown: dict[str, Any]) -> dict[str, str
     return {"you": you, "youAvatar": shown["player_avatar"] or "", "youLetter": letter_class(you),
             "replyName": reply, "replyAvatar": shown["character_avatar"] or "",
             "replyLetter": letter_class(reply) if reply else ""}
+
+
+def _page_size(raw: str | None) -> int:
+    """How many messages a page of older ones holds: 40, or what "Go to message number" asks
+    (up to JUMP_PAGE_MAX) to reach an early line in one read, not one 40-line page after
+    another (#5 of a 1,236-message chat took 9 s on a phone, 30 reads)."""
+    asked = _int_or_none(raw)
+    if asked is None or asked < 1:
+        return selectors.CHAT_PAGE_SIZE
+    return min(asked, JUMP_PAGE_MAX)
 
 
 def _int_or_none(raw: str | None) -> int | None:

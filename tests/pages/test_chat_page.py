@@ -38,6 +38,12 @@ def test_a_long_session_renders_only_its_newest_messages(alice_client, store, in
     older = alice_client.get(f"/instances/{instance}/messages?before=40").content.decode()
     assert _shown(older) == list(range(0, 40))
     assert "data-before" not in older  # nothing older than line 0
+    # "Go to message number" reads down to an early line in one page of at most 1,000
+    jump = alice_client.get(f"/instances/{instance}/messages?before=4000&shown=1500")
+    assert _shown(jump.content.decode()) == list(range(3000, 4000))
+    for shown in ("0", "x", "-3"):
+        odd = alice_client.get(f"/instances/{instance}/messages?before=4000&shown={shown}")
+        assert _shown(odd.content.decode()) == list(range(4000 - CHAT_PAGE_SIZE, 4000))
 
 
 def _api(instance: str) -> str:
