@@ -52,6 +52,15 @@ _JOBS_ZH = (
     "打工", "兼职", "退休", "失业", "创业",
 )
 
+# "我是干嘛的？" / "你是做什么的？" ask what a person does for a living; after a thing the same
+# words ask what it is for ("这个是干嘛的？"), and then every line saying 工作 or 上班 is wrong
+# (a probe of the lead's, "我是干什么的来着？", fell from rank 2 to 10 when the row took them
+# whatever came before). Such a key counts only right after a pronoun, or at the start of a
+# searched query, where the pronoun was stripped (memory/recall/queries.py).
+DOING_KEYS_ZH = tuple(f"是{doing}"
+                      for doing in ("干嘛", "干什么", "干啥", "做什么", "做啥", "搞什么"))
+_PRONOUNS_ZH = "我你他她您"
+
 # (what questions say, what the statements that answer them say instead). A key is a way of
 # asking for a kind of fact about a person; a key that also asks about things is out (see the
 # job rows), and so is a statement's word most lines say ("enjoy", "fun", 喜欢, 同事; 小时候, whose
@@ -111,11 +120,9 @@ SAID_INSTEAD: tuple[tuple[tuple[str, ...], tuple[str, ...]], ...] = (
     (("对象", "另一半", "伴侣", "爱人", "那口子"),
      ("女朋友", "男朋友", "女友", "男友", "老公", "老婆", "妻子", "丈夫", "对象", "爱人", "媳妇",
       "太太", "未婚妻", "未婚夫", "伴侣")),
-    # Not "干什么的" / "做什么的": they also ask what a thing is for, and Chinese chat says 工作
-    # and 上班 so often that such a question drew every line of them (a probe set of the
-    # lead's: "我是干什么的来着？" fell from rank 2 to 10).
+    # "是干嘛" / "是做什么" (DOING_KEYS_ZH) only where a pronoun asks them (_keys_found).
     (("职业", "做什么工作", "干什么工作", "什么工作", "啥工作", "哪儿工作", "哪里工作", "在哪工作",
-      "工作是什么", "上班", "哪一行", "哪行", "从事", "谋生"),
+      "工作是什么", "上班", "哪一行", "哪行", "从事", "谋生", *DOING_KEYS_ZH),
      ("工作", "职业", "上班", "加班", "老板", "入职", "辞职", "跳槽", "实习", "岗位", *_JOBS_ZH)),
     (("兄弟姐妹", "手足"), ("哥哥", "姐姐", "弟弟", "妹妹", "兄弟", "姐妹", "我哥", "我姐", "我弟",
                             "我妹")),
@@ -163,9 +170,19 @@ _ENGLISH_KEYS = _english_keys()
 def _keys_found(lowered: str) -> list[str]:
     found = set(_ENGLISH_KEYS.findall(lowered))
     found |= {key for keys, _ in SAID_INSTEAD for key in keys
-              if not key.isascii() and key in lowered}
+              if not key.isascii() and key in lowered
+              and (key not in DOING_KEYS_ZH or _asked_of_a_person(lowered, key))}
     # The longest first: a row is one term, named by its longest key the question holds.
     return sorted(found, key=lambda key: (-len(key), key))
+
+
+def _asked_of_a_person(lowered: str, key: str) -> bool:
+    at = lowered.find(key)
+    while at >= 0:
+        if at == 0 or lowered[at - 1] in _PRONOUNS_ZH:
+            return True
+        at = lowered.find(key, at + 1)
+    return False
 
 
 def _inside(lowered: str, keys: list[str]) -> set[str]:

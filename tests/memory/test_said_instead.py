@@ -5,6 +5,7 @@ word, at a lower weight (memory/keyword_index/said_instead.py)."""
 from __future__ import annotations
 
 import numpy as np
+import pytest
 
 from memory.keyword_index.bm25 import KeywordPart, bm25_scored
 from memory.keyword_index.said_instead import Term, query_terms
@@ -29,8 +30,17 @@ def test_an_idiom_is_searched_by_the_statement_words_only():
 
 def test_what_a_thing_is_for_does_not_ask_for_every_line_about_work():
     # "干什么的" also asks what a thing is for; Chinese chat says 工作 and 上班 in most lines.
-    assert ("工作",) not in _statement_words("我是干什么的来着？")
+    assert ("工作",) not in _statement_words("这个是干什么的？")
+    assert ("工作",) not in _statement_words("我叔叔的那个工具是干嘛的？")
     assert ("工作",) in _statement_words("我的职业是什么？")
+
+
+@pytest.mark.parametrize("question", ["我是干嘛的来着？", "我是干什么的？", "你是做什么的？",
+                                      "是干啥"])
+def test_what_a_person_does_asks_for_their_job(question):
+    # After a pronoun (or where the searched query starts: the pronoun was stripped) the
+    # same words ask what someone does for a living.
+    assert {("工作",), ("医院",), ("律师",)} <= _statement_words(question)
 
 
 def test_a_key_inside_another_kinds_key_asks_for_nothing():
