@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 
+from memory.keyword_index.said_instead import kinds_asked
 from memory.recall.focus import time_words_strip
 
 TRIGGERS_ZH = ["还记得", "记得吗", "记不记得", "记得不", "之前", "以前", "当时", "那次", "那时候",
@@ -72,11 +73,31 @@ def _opener_strip(piece: str) -> str:
     return piece
 
 
+# "what did I do for a living before the studio?", "开店之前我是干嘛的？": the event after
+# "before" / before 之前 only says when; the fact asked (the job, the home town) was told before
+# the event was talked of, in lines that do not name it, while lines about the event ("Losing my
+# job gave me the push to open the studio") held both. Left out of the search when the rest of
+# the question still names a kind of personal fact (memory/keyword_index/said_instead.py);
+# otherwise the event is what the lines are about ("Which city was John in before Chicago?").
+_ANCHOR_EN = re.compile(r"(?<![a-z])before\s[^?.!,;？。！，；\n]{1,80}", re.IGNORECASE)
+_ANCHOR_ZH = re.compile(r"[^，,。？?！!；;\s我你他她]{2,12}(?:之前|以前)")
+
+
+def anchor_strip(text: str) -> str:
+    """`text` without the event a question about a personal fact counts back from."""
+    for pattern in (_ANCHOR_EN, _ANCHOR_ZH):
+        stripped = pattern.sub(" ", text, count=1)
+        if stripped != text and kinds_asked(stripped):
+            return stripped
+    return text
+
+
 def query_extract(user_input: str, *, fallback: bool = True) -> str:
     """The part of the message that names what to recall: trigger words, question fillers and
-    particles removed ("你还记得我们之前的约定吗？" -> "约定"). Falls back to the whole message
-    (`fallback`), or "" when nothing is left."""
-    text = time_words_strip(user_input)
+    particles removed ("你还记得我们之前的约定吗？" -> "约定"), and the event a personal fact is
+    asked before (anchor_strip). Falls back to the whole message (`fallback`), or "" when
+    nothing is left."""
+    text = time_words_strip(anchor_strip(user_input))
     for phrase in sorted(TRIGGERS_ZH + ASKING_ZH + ["记得"], key=len, reverse=True):
         text = text.replace(phrase, " ")
     for phrase in sorted(TRIGGERS_EN + ASKING_EN + EN_QUESTION_FILLERS, key=len, reverse=True):

@@ -52,6 +52,20 @@ def test_asking_what_one_said_or_naming_a_time_asks_to_remember(text, query):
     assert query_extract(text) == query
 
 
+@pytest.mark.parametrize("text, query", [
+    ("what did I do for a living before the studio?", "what did I do for a living"),
+    ("what was my job before I opened the bakery?", "what was my job"),
+    ("开店之前我是干嘛的？", "是干嘛"),
+    # No kind of personal fact is asked: the event is what the lines are about.
+    ("Which city was John in before traveling to Chicago?",
+     "Which city was John in traveling to Chicago"),
+    # Without the words before 以前 no kind is named: 以前 is "formerly" there.
+    ("我老家以前在哪？", "老家 在哪"),
+])
+def test_the_event_a_personal_fact_is_asked_before_is_not_searched(text, query):
+    assert query_extract(text) == query
+
+
 def test_small_talk_asks_nothing_to_remember():
     assert recall_mode("Where do you work now?") is None and recall_mode("今天天气不错") is None
 
