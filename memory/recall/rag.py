@@ -408,14 +408,17 @@ def part_search(part: str, search: Callable[[str], list[Hit]]) -> list[Hit]:
 
 def others_lower(question: str, hits: list[Hit]) -> list[Hit]:
     """`hits` of a question about the asker's own fact ("我老家在哪？") with the lines that tell
-    another person's ("我上司的老家是…") ranked as if the keyword side had found a statement's
-    word in them, not the question's (memory/recall/whose.py)."""
+    another person's ("我上司的老家是…") counted at ALTERNATIVE_WEIGHT on both sides, as if
+    they only held a word a statement says instead (memory/recall/whose.py): the dense side
+    finds them as close to the question as the asker's own line ("我上司上班的地方在深圳" for
+    "我在哪上班？")."""
     words = asked_of_asker(question) if condition_split(question) is None else ()
     if not words:
         return hits
-    lowered = [replace(hit, score=hit.score - (1 - DENSE_WEIGHT) * (1 - ALTERNATIVE_WEIGHT)
-                       * getattr(hit, "keyword", 0.0)) if told_of_another(hit.text, words)
-               else hit for hit in hits]
+    lowered = [replace(hit, score=hit.score - (1 - ALTERNATIVE_WEIGHT) * (
+        (1 - DENSE_WEIGHT) * getattr(hit, "keyword", 0.0)
+        + DENSE_WEIGHT * getattr(hit, "dense", 0.0)))
+        if told_of_another(hit.text, words) else hit for hit in hits]
     return sorted(lowered, key=lambda hit: -hit.score)
 
 

@@ -46,9 +46,9 @@ def test_a_line_tells_another_persons_fact_when_each_word_of_the_kind_is_theirs(
     assert told_of_another(line, asked_of_asker(question)) is another
 
 
-def _hit(doc_id: str, text: str, score: float, keyword: float) -> FusedHit:
+def _hit(doc_id: str, text: str, score: float, keyword: float, dense: float = 0.0) -> FusedHit:
     return FusedHit(id=doc_id, collection="turns", text=text, score=score,
-                    metadata={"instance_id": "inst"}, keyword=keyword)
+                    metadata={"instance_id": "inst"}, keyword=keyword, dense=dense)
 
 
 def test_the_asker_s_own_fact_comes_before_another_person_s():
@@ -57,3 +57,12 @@ def test_the_asker_s_own_fact_comes_before_another_person_s():
     assert [hit.id for hit in others_lower("我是哪里人？", hits)] == ["own", "boss"]
     # Asked about the boss, the boss's line stays first.
     assert [hit.id for hit in others_lower("我上司是哪里人？", hits)] == ["boss", "own"]
+
+
+def test_another_person_s_fact_close_in_meaning_comes_after_the_asker_s_own():
+    # The dense side finds "我上司上班的地方在深圳" as close to "我在哪上班？" as the asker's
+    # own line, which holds only a statement's word (律师).
+    hits = [_hit("boss", "我上司上班的地方在深圳。", 0.85, 1.0, dense=1.0),
+            _hit("own", "我现在在一家律所当律师助理。", 0.55, 0.4, dense=0.7)]
+    assert [hit.id for hit in others_lower("我在哪上班？", hits)] == ["own", "boss"]
+    assert [hit.id for hit in others_lower("我上司在哪上班？", hits)] == ["boss", "own"]
