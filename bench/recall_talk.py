@@ -42,7 +42,12 @@ from recall_spoken import chat_records, session_days
 SMALL_TALK = ["haha ok", "what are you up to today?", "nice, sounds fun", "same here lol",
               "anyway"]
 SMALL_TALK_ZH = ["哈哈好的", "你今天忙什么呢？", "挺好的", "我也是", "嗯嗯"]
-# file -> [(kind, turns as typed (the last one measured), evidence dia_ids (any one))];
+# Own facts in phrasings kept apart (2026-12-03): written before the mends of 我是干嘛的, of
+# "before the studio" and of other people's facts on the dense side, and never looked at while
+# making them (docs/memory.md, "The player's own facts asked in other words").
+HELD = "own fact held out"
+# file -> [(kind, turns as typed (the last one measured), evidence dia_ids (any one))], played
+# in order (a fact told in a lead-in turn comes after the probes it would also answer);
 # the player is speaker A. "group:" files are played with speaker B and GROUP_OTHER as members.
 PROBES: dict[str, list[tuple[str, list[str], list[str]]]] = {
     "locomo/conv-26.json": [
@@ -68,6 +73,10 @@ PROBES: dict[str, list[tuple[str, list[str], list[str]]]] = {
         ("own fact", ["what do I do for work?"], ["P1"]),
         ("own fact", ["where am I from originally?"], ["P2", "D4:3"]),
         ("own fact", ["where was I born?"], ["P2"]),
+        (HELD, ["what kind of work do I do again?"], ["P1"]),
+        (HELD, ["what city am I originally from?"], ["P2"]),
+        (HELD, ["where did I grow up, do you remember?"], ["P2"]),
+        (HELD, ["where did I live before we moved?"], ["P2"]),
         ("own fact", ["By the way, I teach art at a primary school now, finally a steady job.",
                       *SMALL_TALK, "what's my profession again?"], ["said:0"]),
     ],
@@ -86,6 +95,9 @@ PROBES: dict[str, list[tuple[str, list[str], list[str]]]] = {
         ("own fact", ["what did I do for a living before the studio?"], ["D1:2"]),
         ("own fact", ["what's my hometown?"], ["P1"]),
         ("own fact", ["is there any food I can't eat?"], ["P2"]),
+        (HELD, ["what was my job before I opened the dance studio?"], ["D1:2"]),
+        (HELD, ["before I started my business, what did I work as?"], ["D1:2"]),
+        (HELD, ["where's home for me originally?"], ["P1"]),
     ],
     "realtalk-dev/Chat_8_Akib_Muhhamed.json": [
         ("follow-up", ["is ur sister still baking?", "what was she making that time?"],
@@ -102,6 +114,8 @@ PROBES: dict[str, list[tuple[str, list[str], list[str]]]] = {
         ("own fact", ["what do i do for work again"], ["D1:17"]),
         ("own fact", ["whats my job lol"], ["D1:17"]),
         ("own fact", ["where was i born again"], ["P1"]),
+        (HELD, ["which city was i born in"], ["P1"]),
+        (HELD, ["whats my line of work again"], ["D1:17"]),
     ],
     "memdaily-zh-dev/memdaily-u40.json": [
         ("follow-up", ["我表姐是做什么工作的来着？", "那她生日呢？"], ["D7:4"]),
@@ -115,6 +129,9 @@ PROBES: dict[str, list[tuple[str, list[str], list[str]]]] = {
         ("own fact", ["我老家在哪？"], ["P1"]),
         ("own fact", ["我是做什么工作的？"], ["P2"]),
         ("own fact", ["我是干嘛的来着？"], ["P2"]),
+        (HELD, ["我是哪个城市的人来着？"], ["P1"]),
+        (HELD, ["我是做什么的来着？"], ["P2"]),
+        (HELD, ["我来上海之前在哪儿？"], ["P1"]),
     ],
     "memdaily-zh-dev/memdaily-u43.json": [
         ("follow-up", ["我下属是哪里人来着？", "那他多大了？"], ["D5:1"]),
@@ -128,6 +145,9 @@ PROBES: dict[str, list[tuple[str, list[str], list[str]]]] = {
         ("own fact", ["我是在哪儿长大的？"], ["P1"]),
         ("own fact", ["我在哪上班？"], ["P2"]),
         ("own fact", ["我的宠物叫什么？"], ["P3"]),
+        (HELD, ["我小时候在哪个城市？"], ["P1"]),
+        (HELD, ["我干的是哪一行？"], ["P2"]),
+        (HELD, ["我是干啥的？"], ["P2"]),
     ],
     "memdaily-zh-dev/memdaily-u46.json": [
         ("follow-up", ["我叔叔是干什么的来着？", "那他在哪个单位？"], ["D6:2", "D8:4"]),
@@ -140,6 +160,9 @@ PROBES: dict[str, list[tuple[str, list[str], list[str]]]] = {
         ("follow-up", ["我下属在哪上班来着？", "他单位叫啥？"], ["D3:5"]),
         ("own fact", ["我老家是哪里的？"], ["P1"]),
         ("own fact", ["我的工作是什么？"], ["P2"]),
+        (HELD, ["我是打哪儿来的？"], ["P1"]),
+        (HELD, ["我老家是哪个城市？"], ["P1"]),
+        (HELD, ["我的职业是啥来着？"], ["P2"]),
         ("own fact", ["对了，我出生在哈尔滨，冬天冷得要命。", *SMALL_TALK_ZH, "我是哪儿的人来着？"],
          ["said:0"]),
     ],
