@@ -84,3 +84,18 @@ def test_the_phone_s_story_button_shows_the_held_beat_in_words(client, alice, pu
             '<span aria-hidden="true">⚓</span><span class="visually-hidden">这一幕停住了</span>'
             ) in page
     assert 'data-held-note="这一幕已停住：在你放开之前，剧情停在第 1 点。"' in page
+
+
+def test_a_held_point_that_is_done_is_not_called_the_next_goal(client, alice, put, instance,
+                                                               store):
+    """Held, the story stays on the current point even when it is done: the label "next goal"
+    on it read as if the story were going back there; the held note says where it stays."""
+    state = store.instance_state_read(instance)
+    store.instance_state_write(instance, {**state, "plot_state": {
+        "current_plot_index": 2, "current_status": "completed", "no_update_count": 0}})
+    client.force_login(alice)
+    address = reverse("instance_outline", args=[instance])
+    assert client.get(address).content.decode().count("next goal") == 1
+    put(instance, {"held": True})
+    page = client.get(address).content.decode()
+    assert "next goal" not in page and 'data-testid="plot-held-note"' in page
