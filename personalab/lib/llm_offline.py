@@ -138,10 +138,17 @@ def offline_pieces(text: str) -> list[str]:
     return _PIECES.findall(text)
 
 
+# A summary of a long stretch is a handful of events, as a model writes it, not one per exchange:
+# 160 lines made 40 "Talk:" events in the memory drawer.
+EVENT_LINES_MIN = 4
+EVENTS_MAX = 8
+
+
 def offline_events(turns: list[dict]) -> list[dict]:
     events = []
-    for start in range(0, len(turns), 4):
-        group = turns[start : start + 4]
+    size = max(EVENT_LINES_MIN, -(-len(turns) // EVENTS_MAX))
+    for start in range(0, len(turns), size):
+        group = turns[start : start + size]
         first = next((t["content"] for t in group if t["role"] == "user"), group[0]["content"])
         chinese = _is_chinese(" ".join(t["content"] for t in group))
         # Each line under the name it was said under (the player's persona, a group's member),

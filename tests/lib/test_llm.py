@@ -385,6 +385,18 @@ async def test_offline_summarize_returns_paired_events_as_json() -> None:
     assert "背叛者" in events[0]["plot"] and "天黑以后" in events[1]["plot"]
 
 
+async def test_offline_summary_of_a_long_stretch_is_a_handful_of_events() -> None:
+    lines = [{"role": "user" if n % 2 == 0 else "assistant", "content": f"line {n}"}
+             for n in range(160)]
+    text = await OfflineProvider(delay=0).complete(
+        [{"role": "system", "content": "Summarize the conversation."}, *lines],
+        context={"task": "summarize"})
+    events = json.loads(text)["events"]
+    assert len(events) == 8
+    assert events[0]["summary"] == "Talk: line 0" and "line 19" in events[0]["plot"]
+    assert events[-1]["summary"] == "Talk: line 140"
+
+
 async def test_offline_summary_names_each_line_as_it_was_said() -> None:
     transcript = [{"role": "user", "content": "北区据点有背叛者", "name": "Ann"},
                   {"role": "assistant", "content": "我会去调查。", "name": "Brenna"},
