@@ -14,7 +14,8 @@ prints the median of the later turns' CPU time (`turn_cpu_ms`, this process's ti
 the app's own work) and wall time; it should not grow with --messages. --profile prints the later
 turns' cProfile, top 25 by own time. --group: a second character (Bo) joins after the import
 and each later turn is a group round (chat.groups.round.conversation_turn: the player's line and
-the members' replies); its CPU is the round's.
+the members' replies); its CPU is the round's. --restart (with --group): then two more rounds
+in a new process on the same files (a server started again), timed one by one.
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ import io
 import json
 import pstats
 import statistics
+import subprocess
 import sys
 import time
 from pathlib import Path
@@ -95,6 +97,18 @@ def turn_timed(store, instance_id: str, provider: RecordingProvider, text: str,
     return time.perf_counter() - started, time.process_time() - cpu
 
 
+def rounds_resumed(data_dir: Path, instance_id: str, rounds: int) -> None:
+    """In a new process: `rounds` group rounds on the chat the first process left, each timed."""
+    t.django_boot(data_dir)
+    from personalab.lib.filestore.store import FileStore
+
+    store, provider = FileStore(data_dir), RecordingProvider()
+    took = [turn_timed(store, instance_id, provider, f"Still there? ({n})", group=True)
+            for n in range(rounds)]
+    print("after a restart: " + ", ".join(f"round {n + 1} {wall:.2f} s wall ({cpu:.2f} s CPU)"
+                                          for n, (wall, cpu) in enumerate(took)))
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--messages", type=int, default=10_000)
@@ -102,7 +116,14 @@ def main() -> None:
     parser.add_argument("--turns", type=int, default=2)
     parser.add_argument("--profile", action="store_true")
     parser.add_argument("--group", action="store_true", help="later turns are group rounds")
+    parser.add_argument("--restart", action="store_true",
+                        help="then two group rounds in a new process")
+    parser.add_argument("--resume", nargs=2, metavar=("DATA_DIR", "INSTANCE"),
+                        help=argparse.SUPPRESS)
     args = parser.parse_args()
+    if args.resume:
+        rounds_resumed(Path(args.resume[0]), args.resume[1], 2)
+        return
     with h.data_dir_temp() as data_dir:
         t.django_boot(data_dir)
         from chat.services.instance_settings import instance_update
@@ -146,6 +167,9 @@ def main() -> None:
               f"within={tokens + int(sent.get('max_tokens') or 0) <= window} "
               f"turn_cpu_ms={statistics.median(c for _, c in later) * 1000:.1f} "
               f"turn_wall_ms={statistics.median(w for w, _ in later) * 1000:.1f}")
+        if args.restart:
+            subprocess.run([sys.executable, __file__, "--resume", str(data_dir), instance_id],
+                           check=True)
         if profile is not None:
             out = io.StringIO()
             pstats.Stats(profile, stream=out).sort_stats("tottime").print_stats(25)

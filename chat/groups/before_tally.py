@@ -8,12 +8,18 @@ so here those lines are weighed as the speaker's prompt shows them: the very fun
 prompt uses, run on the lines themselves. A line without a macro shows the same for a speaker
 every turn, so its weight is carried on from the last turn of that speaker (only the lines the
 stretch has left behind since are parsed); the lines that may hold a macro (few, already parsed
-by the tally) are weighed again each turn, since a member's card may have changed.
+by the tally) are weighed again each turn, since a member's card may have changed. What is
+carried is also kept beside the session file (personalab/lib/filestore/kept_tally.py) once it
+covers lines enough, so a new process's first round goes on from there instead of parsing
+every older line again for each speaker (bench/long_chat.py --restart).
 """
 
 from __future__ import annotations
 
 import dataclasses
+import functools
+import hashlib
+import json
 import os
 import threading
 from collections import OrderedDict
@@ -23,6 +29,7 @@ from typing import Any
 
 from chat.groups.prompt import lines_for_speaker, unnamed_lines_by
 from chat.groups.scene import lines_with_own_macros, unnamed_name
+from personalab.lib.filestore.kept_tally import kept_tallies_read, kept_tally_write
 from personalab.lib.filestore.session_read import LinesBefore
 from personalab.lib.filestore.store import FileStore
 from personalab.lib.lines import line_prompt_usable
@@ -37,12 +44,22 @@ class _Held:
     edge: tuple[int, int]  # the line index's (end, crc) of the line before it
     tokens: int  # the shown contents' tokens of the messages without a macro before it
     speakers: frozenset[str]  # whose replies lie before it
+    kept: int = 0  # the `first` of the copy kept beside the file (0: none)
 
 
 _HELD = 64  # a few ints each
 _held: OrderedDict[tuple[Any, ...], _Held] = OrderedDict()
 _held_lock = threading.Lock()
 _NONE = _Held(0, (0, 0), 0, frozenset())
+# The kept copy is written again once the tally moved this many lines past it: a new process
+# parses at most these per speaker, and a turn of a few lines writes nothing.
+KEEP_EVERY = 256
+# Lines `shown` is tried on: a change in how a group's prompt names lines changes what they
+# give, and with it the key a kept tally is found under (one written by other code is unused).
+_PROBE = ({"role": "user", "content": "a", "name": "P"}, {"role": "user", "content": "b"},
+          {"role": "assistant", "content": "c", "name": "Q"},
+          {"role": "assistant", "content": "d", "name": "R"},
+          {"role": "assistant", "content": "e"})
 
 
 @dataclass(frozen=True)
@@ -61,7 +78,10 @@ def group_lines_before(source: Any, before: LinesBefore, *, shown: Shown,
     first = len(source)
     whole_key = (os.path.abspath(source.path), tokenizer_name(), *key)
     with _held_lock:
-        held = _held.get(whole_key, _NONE)
+        held = _held.get(whole_key)
+    kept_key = functools.partial(_kept_key, whole_key[1:], shown)
+    if held is None:
+        held = _kept_read(source, kept_key())
     if source.edge(held.first) != held.edge:
         held = _NONE
     # The lines between the last tally's edge and this one's: added, or (a regenerate reads
@@ -74,7 +94,9 @@ def group_lines_before(source: Any, before: LinesBefore, *, shown: Shown,
     weight = _weighed(shown([line for line, flagged in zip(lines, macro) if not flagged]))
     held = _Held(first, source.edge(first),
                  held.tokens + (weight if first >= held.first else -weight),
-                 held.speakers | _speakers(lines))
+                 held.speakers | _speakers(lines), held.kept)
+    if first - held.kept >= KEEP_EVERY:
+        held = _kept_write(source, kept_key(), held)
     with _held_lock:
         _held[whole_key] = held
         _held.move_to_end(whole_key)
@@ -82,6 +104,32 @@ def group_lines_before(source: Any, before: LinesBefore, *, shown: Shown,
             _held.popitem(last=False)
     tokens = held.tokens + _weighed(shown(list(before.macro_messages)))
     return GroupBefore(dataclasses.replace(before, message_tokens=tokens), held.speakers)
+
+
+def _kept_key(key: tuple[Any, ...], shown: Shown) -> str:
+    probe = [(line.get("role"), line.get("content")) for line in shown(list(_PROBE))]
+    return hashlib.sha256(json.dumps([list(key), probe], default=str).encode()).hexdigest()
+
+
+def _kept_read(source: Any, kept_key: str) -> _Held:
+    entry = kept_tallies_read(source.path).get(kept_key)
+    try:
+        first, end, crc, tokens = (int(entry[name]) for name in ("first", "end", "crc", "tokens"))
+        speakers = frozenset(str(speaker) for speaker in entry["speakers"])
+    except (TypeError, KeyError, ValueError):
+        return _NONE
+    return _Held(first, (end, crc), tokens, speakers, first)
+
+
+def _kept_write(source: Any, kept_key: str, held: _Held) -> _Held:
+    end, crc = held.edge
+    try:
+        kept_tally_write(source.path, key=kept_key, entry={
+            "first": held.first, "end": end, "crc": crc, "tokens": held.tokens,
+            "speakers": sorted(held.speakers)})
+    except OSError:
+        return held  # a cache: the next turn tries again
+    return dataclasses.replace(held, kept=held.first)
 
 
 def group_before_for_speaker(store: FileStore, *, state: dict[str, Any],

@@ -20,6 +20,7 @@ from chat.services.quotas import session_room_check
 from library.selectors import character_for_chat_optional, lorebook_named, persona_effective
 from memory import runtime as memory_runtime
 from memory.authors_note import authors_note_read, authors_note_save
+from personalab.lib.filestore.kept_tally import kept_tally_drop
 from personalab.lib.filestore.store import FileStore
 from personalab.lib.line_index import index_path
 
@@ -83,6 +84,7 @@ def _greeting_session_dropped(store: FileStore, instance_id: str, session_id: st
     path = store.session_path(instance_id, session_id)
     path.unlink()
     index_path(path).unlink(missing_ok=True)
+    kept_tally_drop(path)
     return True
 
 

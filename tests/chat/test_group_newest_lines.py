@@ -14,6 +14,7 @@ from chat.groups.speakers import Pick
 from chat.play.context import context_load, context_prepare
 from chat.services.instances import instance_create
 from library.selectors import character_for_chat, persona_effective
+from personalab.lib.filestore.kept_tally import kept_tally_path
 from personalab.lib.filestore.session_stretch import LinesSource
 from personalab.lib.trace_refs import conversation_refer
 
@@ -128,3 +129,51 @@ def test_a_tally_carried_forward_or_back_is_the_tally_made_afresh(store, group, 
         before_tally._held.clear()
         fresh.append(weighed(first))
     assert carried == fresh and len(set(fresh)) == len(fresh)
+
+
+def _brenna_weighed(store, group, brenna, read):
+    state = store.instance_state_read(group)
+    persona = persona_effective(store, owner=state.get("owner"), persona_id=None)
+    return group_before_for_speaker(
+        store, state=state, character=character_for_chat(store, state=state, character_id=brenna),
+        speaker_id=brenna, persona=persona, source=read.before_source,
+        before=read.lines_before).lines_before.message_tokens
+
+
+def test_a_new_process_goes_on_from_the_tally_kept_beside_the_file(store, group, character,
+                                                                   brenna, monkeypatch):  # noqa: F811
+    session_id = _long_group_session(store, group, character, brenna)
+    read = store.session_read(group, session_id, tokens=2000, overhead=4)
+    made = _brenna_weighed(store, group, brenna, read)
+    path = store.session_path(group, session_id)
+    assert kept_tally_path(path).exists()
+    before_tally._held.clear()  # as a new process finds it
+    asked = []
+    lines = LinesSource.lines
+    monkeypatch.setattr(LinesSource, "lines",
+                        lambda self, start, stop: asked.append((start, stop)) or lines(
+                            self, start, stop))
+    assert _brenna_weighed(store, group, brenna, read) == made
+    assert asked == [(read.before_source.first, read.before_source.first)]
+
+
+@pytest.mark.parametrize("damage", ["older_line_edited", "garbage"])
+def test_a_kept_tally_the_file_no_longer_matches_is_made_afresh(store, group, character,
+                                                                 brenna, damage):  # noqa: F811
+    session_id = _long_group_session(store, group, character, brenna)
+    read = store.session_read(group, session_id, tokens=2000, overhead=4)
+    _brenna_weighed(store, group, brenna, read)
+    path = store.session_path(group, session_id)
+    before_tally._held.clear()
+    if damage == "garbage":
+        kept_tally_path(path).write_bytes(b'{"version": 1, "entries": {"x": 1}')
+    else:  # an old line said otherwise, as an edit made by another process would
+        whole = store.session_read(group, session_id)
+        lines = list(whole.lines)
+        lines[40] = {**lines[40], "content": lines[40]["content"] + " and much more said"}
+        store.session_rewrite(group, session_id, [whole.metadata, *lines])
+        read = store.session_read(group, session_id, tokens=2000, overhead=4)
+    kept = _brenna_weighed(store, group, brenna, read)
+    before_tally._held.clear()
+    kept_tally_path(path).unlink()
+    assert kept == _brenna_weighed(store, group, brenna, read)

@@ -23,6 +23,7 @@ from personalab.lib.filestore.cache import SESSION_CACHE
 from personalab.lib.filestore.defaults import DEFAULT_MODULES
 from personalab.lib.filestore.jsonfile import utc_now
 from personalab.lib.filestore.jsonl import append_whole, file_bytes, line_dump, tail_decode
+from personalab.lib.filestore.kept_tally import kept_tally_drop
 from personalab.lib.filestore.session_read import SessionRead, read_session_file, read_session_tail
 from personalab.lib.filestore.session_stretch import (
     no_lines,
@@ -270,6 +271,7 @@ class SessionFiles:
         target = archive_dir / f"{session_id}.{stamp}.jsonl"
         os.replace(path, target)
         index_path(path).unlink(missing_ok=True)
+        kept_tally_drop(path)
         variables = session_variables_path(self, instance_id=instance_id, session_id=session_id)
         with contextlib.suppress(FileNotFoundError):  # the chat's variables go with it
             os.replace(variables, target.with_suffix(".variables.json"))
