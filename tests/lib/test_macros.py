@@ -5,6 +5,7 @@ from datetime import datetime
 
 import pytest
 
+from personalab.lib import macro_fills
 from personalab.lib.line_macros import LineMacros, chat_position_macros, line_macros_replace
 from personalab.lib.llm import LLMSettings
 from personalab.lib.llm_providers import model_named
@@ -198,3 +199,33 @@ def test_model_is_the_model_the_settings_send_requests_to():
     assert model_named(LLMSettings(base_url="http://x/v1", model="m-1")) == "m-1"
     assert model_named(LLMSettings(gguf_path="/models/tiny.gguf")) == "tiny.gguf"
     assert model_named(LLMSettings()) == "offline"
+
+
+
+BIG_PAD = "." * 70_000  # past macro_fills.KEPT_FROM_CHARS
+
+
+@pytest.mark.parametrize("text", [
+    "{{user}} {{ char }} <BOT> {{time}} {{noop}}{{newline}}{{missing}}" * 5 + BIG_PAD,
+    "{{user}}\n\n{{trim}}\n{{char}}" * 3 + BIG_PAD,
+])
+def test_a_big_text_of_names_is_filled_for_the_values_it_is_given(text):
+    first = macros_replace(text, VALUES, now=NOW)
+    assert first == macros_replace(text, VALUES, now=NOW)  # the kept fill
+    others = (({**VALUES, "user": "Ann"}, NOW), (VALUES, datetime(2026, 11, 24, 9, 1)),
+              ({**VALUES, "missing": "found"}, NOW))
+    for values, now in others:
+        again = macros_replace(text, values, now=now)
+        macro_fills.macro_fills_forget()
+        assert again == macros_replace(text, values, now=now)
+        assert again != first or ("{{time}}" not in text and values is not others[0][0])
+    assert macros_replace(text, {}, now=NOW).startswith("{{user}}")
+
+
+@pytest.mark.parametrize("text, fill", [
+    ("{{roll:1d1000000}}" * 3, None), ("{{random:a,b,c,d,e,f,g,h}}" * 20, None),
+    ("{{original}}{{original}}", "O"), ("{{setvar::n::1}}{{getvar::n}}", "1")])
+def test_a_big_text_with_other_macros_is_filled_afresh_each_time(text, fill):
+    fills = {macros_replace(text + BIG_PAD, {**VALUES, "original": "O"},
+                            rng=random.Random(seed))[:-len(BIG_PAD)] for seed in range(4)}
+    assert fills == {fill} if fill else len(fills) > 1
