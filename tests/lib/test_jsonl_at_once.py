@@ -9,7 +9,9 @@ from pathlib import Path
 
 import pytest
 
+from personalab.lib import jsontext
 from personalab.lib.filestore import jsonl
+from personalab.lib.jsontext import _json_lines_piece
 from personalab.lib.lines import session_line_problem
 
 PATH = Path("sess_001.jsonl")
@@ -63,3 +65,16 @@ def test_a_refused_line_keeps_its_line_number():
     records, problems = jsonl.lines_parse(BLOCKS["a line a check refuses"], PATH, 7,
                                           session_line_problem)
     assert len(records) == 3 and [problem.line_number for problem in problems] == [10]
+
+
+@pytest.mark.parametrize("name", list(BLOCKS))
+def test_a_block_parsed_a_piece_at_a_time_reads_as_in_one_parse(monkeypatch, name):
+    data = BLOCKS[name] * 3
+    whole = jsontext.json_lines_at_once(data, jsonl.json_loads_for(data))
+    monkeypatch.setattr(jsontext, "AT_ONCE_BYTES", 40)  # a few lines a piece
+    pieces = []
+    monkeypatch.setattr(jsontext, "_json_lines_piece", lambda block, loads: pieces.append(
+        block) or _json_lines_piece(block, loads))
+    assert jsontext.json_lines_at_once(data, jsonl.json_loads_for(data)) == whole
+    if whole is not None:
+        assert len(pieces) > 3 and all(piece.endswith(b"\n") for piece in pieces)
