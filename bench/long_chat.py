@@ -149,7 +149,7 @@ def main() -> None:
             other = character_save(store, data={"name": "Bo", "base_persona": "A sailor.",
                                                 "greeting": "", "tags": ""}, character_id=None)
             instance_member_add(store, user=owner, instance_id=instance_id, character_id=other)
-        first, _ = turn_timed(store, instance_id, provider, "Where did we hide the key?",
+        first, first_cpu = turn_timed(store, instance_id, provider, "Where did we hide the key?",
                               group=args.group)
         tokens, sent = prompt_tokens(provider.messages), provider.generation
         profile = cProfile.Profile() if args.profile else None
@@ -158,9 +158,9 @@ def main() -> None:
                  for n in range(max(1, args.turns - 1))]
         second = later[0][0]
         print(f"import of {args.messages:,} messages ({len(data) / 1e6:.1f} MB): {imported:.2f} s")
-        print(f"next turn: {first:.2f} s, prompt {tokens:,} tokens in {len(provider.messages)} "
-              f"messages, max_tokens {sent.get('max_tokens')}, temperature "
-              f"{sent.get('temperature')}; the turn after: {second:.2f} s")
+        print(f"next turn: {first:.2f} s ({first_cpu:.2f} s CPU), prompt {tokens:,} tokens in "
+              f"{len(provider.messages)} messages, max_tokens {sent.get('max_tokens')}, "
+              f"temperature {sent.get('temperature')}; the turn after: {second:.2f} s")
         window = args.context or 16_384
         print(f"long_chat messages={args.messages} group={args.group} next_turn_s={first:.2f} "
               f"prompt_tokens={tokens} window={window} "

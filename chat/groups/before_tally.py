@@ -54,6 +54,7 @@ _NONE = _Held(0, (0, 0), 0, frozenset())
 # The kept copy is written again once the tally moved this many lines past it: a new process
 # parses at most these per speaker, and a turn of a few lines writes nothing.
 KEEP_EVERY = 256
+_PIECE_LINES = 4096
 # Lines `shown` is tried on: a change in how a group's prompt names lines changes what they
 # give, and with it the key a kept tally is found under (one written by other code is unused).
 _PROBE = ({"role": "user", "content": "a", "name": "P"}, {"role": "user", "content": "b"},
@@ -87,14 +88,13 @@ def group_lines_before(source: Any, before: LinesBefore, *, shown: Shown,
     # The lines between the last tally's edge and this one's: added, or (a regenerate reads
     # one line further back) taken back out. Whose replies they hold stay in `speakers`: a
     # line taken back lies in the stretch, whose own replies the prompt reads anyway.
-    parsed = source.lines(*sorted((held.first, first)))
-    if parsed is None:
+    weighed = _span_weighed(source, *sorted((held.first, first)), shown=shown)
+    if weighed is None:
         return None
-    lines, macro = parsed
-    weight = _weighed(shown([line for line, flagged in zip(lines, macro) if not flagged]))
+    weight, speakers = weighed
     held = _Held(first, source.edge(first),
                  held.tokens + (weight if first >= held.first else -weight),
-                 held.speakers | _speakers(lines), held.kept)
+                 held.speakers | speakers, held.kept)
     if first - held.kept >= KEEP_EVERY:
         held = _kept_write(source, kept_key(), held)
     with _held_lock:
@@ -104,6 +104,22 @@ def group_lines_before(source: Any, before: LinesBefore, *, shown: Shown,
             _held.popitem(last=False)
     tokens = held.tokens + _weighed(shown(list(before.macro_messages)))
     return GroupBefore(dataclasses.replace(before, message_tokens=tokens), held.speakers)
+
+
+def _span_weighed(source: Any, start: int, stop: int, *,
+                  shown: Shown) -> tuple[int, frozenset[str]] | None:
+    """The shown weight of the lines without a macro at [start, stop) and whose replies they
+    hold, a piece at a time: a first tally of 100,000 lines held them all (and their shown
+    copies) at once, and each of Python's full collections walked them all again."""
+    weight, speakers = 0, frozenset[str]()
+    for piece in range(start, stop, _PIECE_LINES):
+        parsed = source.lines(piece, min(piece + _PIECE_LINES, stop))
+        if parsed is None:
+            return None
+        lines, macro = parsed
+        weight += _weighed(shown([line for line, flagged in zip(lines, macro) if not flagged]))
+        speakers |= _speakers(lines)
+    return weight, speakers
 
 
 def _kept_key(key: tuple[Any, ...], shown: Shown) -> str:

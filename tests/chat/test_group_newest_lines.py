@@ -154,7 +154,7 @@ def test_a_new_process_goes_on_from_the_tally_kept_beside_the_file(store, group,
                         lambda self, start, stop: asked.append((start, stop)) or lines(
                             self, start, stop))
     assert _brenna_weighed(store, group, brenna, read) == made
-    assert asked == [(read.before_source.first, read.before_source.first)]
+    assert asked == []  # no older line parsed again
 
 
 @pytest.mark.parametrize("damage", ["older_line_edited", "garbage"])
@@ -177,3 +177,16 @@ def test_a_kept_tally_the_file_no_longer_matches_is_made_afresh(store, group, ch
     before_tally._held.clear()
     kept_tally_path(path).unlink()
     assert kept == _brenna_weighed(store, group, brenna, read)
+
+
+def test_a_tally_made_a_piece_at_a_time_is_the_tally_made_at_once(store, group, character,
+                                                                  brenna, monkeypatch):  # noqa: F811
+    session_id = _long_group_session(store, group, character, brenna)
+    read = store.session_read(group, session_id, tokens=2000, overhead=4)
+    figures = []
+    for piece in (100_000, 97):
+        monkeypatch.setattr(before_tally, "_PIECE_LINES", piece)
+        before_tally._held.clear()
+        kept_tally_path(store.session_path(group, session_id)).unlink(missing_ok=True)
+        figures.append(_brenna_weighed(store, group, brenna, read))
+    assert figures[0] == figures[1] > 5000
