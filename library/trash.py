@@ -57,17 +57,18 @@ def trash_listed(store: FileStore, *, user, kind: str | None = None) -> list[dic
     listed = []
     for each in (kind,) if kind else KINDS:
         folders = f"{each}s"
-        mine = store.trash_listed(folders, keep=_mine(store, folders, user))
-        listed.extend(_shown(each, kept, store.trash_note(folders, kept.path))
-                      for kept in mine[:LISTED_MAX])
+        mine = store.trash_listed(folders, keep=_mine(store, folders, user), limit=LISTED_MAX)
+        listed.extend(_shown(each, kept, store.trash_note(folders, kept.path)) for kept in mine)
     return listed
 
 
 def _mine(store: FileStore, folders: str, user) -> Callable[[str], bool]:
     """Whether a kept copy (its folder) is one `user` may restore, read from its note."""
+    joined: dict[str, datetime | None] = {}  # each owner's account asked for once a listing
+
     def keep(path: str) -> bool:
         note = store.trash_note(folders, path)
-        return item_can_change(note, user) and _owner_was_there(note, Path(path))
+        return item_can_change(note, user) and _owner_was_there(note, Path(path), joined=joined)
     return keep
 
 
@@ -110,7 +111,8 @@ def item_restore(store: FileStore, *, kind: str, item_id: str, user) -> dict[str
     return {"kind": kind, "id": item_id, "name": name or item_id}
 
 
-def _owner_was_there(item: dict[str, Any], kept: Path) -> bool:
+def _owner_was_there(item: dict[str, Any], kept: Path, *,
+                     joined: dict[str, datetime | None] | None = None) -> bool:
     """The trash names the owner by username only, and an account that owns nothing (its
     items deleted) may be deleted or renamed and its name given again: the owner must be an
     account that existed when the item was deleted, so a newcomer of that name never sees or
@@ -123,7 +125,11 @@ def _owner_was_there(item: dict[str, Any], kept: Path) -> bool:
                                     "%Y%m%dT%H%M%S%fZ").replace(tzinfo=UTC)
     except ValueError:
         return False
-    return get_user_model().objects.filter(username=owner, date_joined__lte=deleted).exists()
+    joined = {} if joined is None else joined
+    if owner not in joined:  # usernames are unique: the one account of that name, if any
+        joined[owner] = get_user_model().objects.filter(username=owner).values_list(
+            "date_joined", flat=True).first()
+    return joined[owner] is not None and joined[owner] <= deleted
 
 
 def _kept_item(store: FileStore, folders: str, kept) -> dict[str, Any] | None:

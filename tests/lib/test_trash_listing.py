@@ -34,3 +34,14 @@ def test_a_kept_copys_note_is_read_once(tmp_path):
     assert kept_note(kept, "definition.json")["owner"] == "alice"
     (kept / NOTE).unlink()
     assert kept_note(str(kept), "definition.json")["owner"] == "alice"
+
+
+def test_a_listing_of_the_latest_asks_nothing_of_older_copies(tmp_path):
+    for n in range(6):
+        _kept(tmp_path, f"char_{n}", "alice", f"2026120{n}T000000000000")
+    asked = []
+    mine = kept_listed(tmp_path / "trash" / "characters", tmp_path / "characters",
+                       keep=lambda path: asked.append(path) or not path.startswith(
+                           str(tmp_path / "trash" / "characters" / "char_4.")), limit=2)
+    assert [kept.item_id for kept in mine] == ["char_5", "char_3"]
+    assert len(asked) == 3  # char_5, char_4 (not kept), char_3

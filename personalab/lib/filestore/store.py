@@ -275,12 +275,12 @@ class FileStore(SessionFiles):
         self.item_dir(kind, item_id)
         return kept_newest(self.root / "trash" / kind, item_id)
 
-    def trash_listed(self, kind: str, *,
-                     keep: Callable[[str], bool] | None = None) -> list[Kept]:
+    def trash_listed(self, kind: str, *, keep: Callable[[str], bool] | None = None,
+                     limit: int | None = None) -> list[Kept]:
         """The deleted items of `kind` that can come back (and `keep` keeps), the latest
-        deleted first."""
+        deleted first, at most `limit`."""
         return kept_listed(self.root / "trash" / _library_kind(kind), self.root / kind,
-                           keep=keep)
+                           keep=keep, limit=limit)
 
     def trash_note(self, kind: str, kept: Path | str) -> dict[str, Any]:
         return kept_note(kept, MARKERS[kind])

@@ -8,6 +8,7 @@ note existed is read from its own file instead."""
 from __future__ import annotations
 
 import contextlib
+import itertools
 import os
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -80,12 +81,14 @@ def kept_newest(trash: Path, item_id: str) -> Path | None:
     return trash / kept[-1] if kept else None
 
 
-def kept_listed(trash: Path, folders: Path, *,
-                keep: Callable[[str], bool] | None = None) -> list[Kept]:
+def kept_listed(trash: Path, folders: Path, *, keep: Callable[[str], bool] | None = None,
+                limit: int | None = None) -> list[Kept]:
     """Each deleted item's newest kept copy whose folder is still empty (nothing made or
-    restored under its id since), the latest deleted first; `keep` (given the copy's folder:
-    an account's own, read from the note) is asked before the item's folder is, so another
-    account's thousands of deletes cost a name each, not a folder read each."""
+    restored under its id since), the latest deleted first, the first `limit` of them; `keep`
+    (given the copy's folder: an account's own, read from the note) is asked before the item's
+    folder is, so another account's thousands of deletes cost a name each, not a folder read
+    each, and neither is asked of a copy older than the `limit` listed (staff's list of 30,000
+    asked both of each, a query each, to show 200)."""
     if not trash.is_dir():
         return []
     newest: dict[str, tuple[str, str]] = {}
@@ -96,9 +99,10 @@ def kept_listed(trash: Path, folders: Path, *,
             if stamp and (item_id not in newest or newest[item_id][0] < stamp) \
                     and is_valid_id(item_id) and entry.is_dir():
                 newest[item_id] = (stamp, entry.path)
-    return sorted((Kept(item_id, Path(path), stamp) for item_id, (stamp, path) in newest.items()
-                   if (keep is None or keep(path)) and not folder_live(folders / item_id)),
-                  key=lambda kept: kept.stamp, reverse=True)
+    latest = sorted(newest.items(), key=lambda each: each[1][0], reverse=True)
+    listed = (Kept(item_id, Path(path), stamp) for item_id, (stamp, path) in latest
+              if (keep is None or keep(path)) and not folder_live(folders / item_id))
+    return list(itertools.islice(listed, limit))
 
 
 # A kept copy's note never changes once written (a restore renames the copy first), so each is
