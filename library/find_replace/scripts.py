@@ -23,7 +23,8 @@ from django.utils.translation import gettext
 from library.errors import LibraryError
 from library.find_replace.words import regex_fault_words
 from personalab.lib.config_schema import digits_int
-from personalab.lib.js_regex import js_pattern, js_pattern_fault
+from personalab.lib.js_regex import js_pattern, js_pattern_fault, js_utf16, js_utf16_offset
+from personalab.lib.jsontext import text_surrogates_replace
 from personalab.lib.user_regex import (
     NOT_A_REGEX,
     PatternRefused,
@@ -80,6 +81,15 @@ class FindRegex:
     unicode: bool = False
 
 
+@dataclass(frozen=True)
+class FoundRegex:
+    """A script's compiled find regex with its g and u flags."""
+
+    pattern: regex.Pattern[str]
+    global_: bool
+    unicode: bool
+
+
 class FlagRefused(ValueError):
     def __init__(self, flag: str):
         super().__init__(f"the flag {flag!r} is not a JavaScript regex flag (use g, i, m, s, u)")
@@ -92,7 +102,20 @@ def find_regex_parse(find: str) -> FindRegex:
     the ASCII letters after it as flags, whatever follows them left out; a line without that
     shape is a pattern as a whole, without flags; so is the whole text when the letters are
     not flags or one is written twice (`/a/gg`, `/a/y`). Raises FlagRefused for x, X, U, A, J,
-    which the browser refuses."""
+    which the browser refuses, JsRefused for a pattern the browser refuses (`(?i)`)."""
+    line, letters, at = _find_regex_parts(find)
+    source = js_pattern(line, unicode="u" in letters, multiline="m" in letters, utf16=True)
+    return FindRegex(source, _flags(letters), "g" in letters, at, line, "u" in letters)
+
+
+def _flags(letters: str) -> int:
+    return (regex.IGNORECASE if "i" in letters else 0) | (
+        regex.MULTILINE if "m" in letters else 0) | (
+        regex.DOTALL if "s" in letters else 0) | regex.V0
+
+
+def _find_regex_parts(find: str) -> tuple[str, str, int]:
+    """The pattern, its flag letters and where the pattern starts (find_regex_parse)."""
     start = next((i for i, c in enumerate(find) if c not in _LINE_BREAKS), None)
     if start is None:
         raise ValueError("the find regex is empty")
@@ -108,10 +131,7 @@ def find_regex_parse(find: str) -> FindRegex:
     refused = next((c for c in letters if c in _NOT_JS), None)
     if refused:
         raise FlagRefused(refused)
-    flags = (regex.IGNORECASE if "i" in letters else 0) | (
-        regex.MULTILINE if "m" in letters else 0) | (regex.DOTALL if "s" in letters else 0)
-    source = js_pattern(line, unicode="u" in letters, multiline="m" in letters)
-    return FindRegex(source, flags | regex.V0, "g" in letters, at, line, "u" in letters)
+    return line, letters, at
 
 
 def find_regex_problem(find: str) -> str | None:
@@ -128,17 +148,17 @@ def find_regex_problem(find: str) -> str | None:
 def find_regex_words(find: str) -> str | None:
     """find_regex_problem in its author's words and language (library/find_replace/words.py)."""
     try:
-        parsed = find_regex_parse(find)
+        line, letters, at = _find_regex_parts(find)
     except FlagRefused as exc:
         return gettext("“%(flag)s” is not a flag a JavaScript regex knows (use g, i, m, s, "
                        "u)") % {"flag": exc.flag}
     except ValueError:
         return gettext("the find regex is empty")
-    fault = js_pattern_fault(parsed.written, flags=parsed.flags, unicode=parsed.unicode,
-                             multiline=bool(parsed.flags & regex.MULTILINE))
+    fault = js_pattern_fault(line, flags=_flags(letters), unicode="u" in letters,
+                             multiline="m" in letters)
     if fault is None:
         return None
-    return regex_fault_words(fault, written=find, offset=parsed.at)
+    return regex_fault_words(fault, written=find, offset=at)
 
 
 @dataclass(frozen=True)
@@ -184,7 +204,7 @@ class RegexRun:
     escape_macros: Macros = _same
     problems: list[str] = field(default_factory=list)
     spent: float = 0.0
-    _compiled: dict[str, tuple[regex.Pattern[str], bool] | None] = field(default_factory=dict)
+    _compiled: dict[str, FoundRegex | None] = field(default_factory=dict)
 
     def __bool__(self) -> bool:
         return bool(self.scripts)
@@ -205,8 +225,8 @@ class RegexRun:
                 text = self._run(script, text)
         return text
 
-    def _pattern(self, script: RegexScript) -> tuple[regex.Pattern[str], bool] | None:
-        """The script's compiled find regex and its g flag, once per run of scripts."""
+    def _pattern(self, script: RegexScript) -> FoundRegex | None:
+        """The script's compiled find regex, its g and u flags, once per run of scripts."""
         find = script.find
         if script.substitute == SUBSTITUTE_RAW:
             find = self.macros(find)
@@ -216,7 +236,8 @@ class RegexRun:
             return self._compiled[find]
         try:
             parsed = find_regex_parse(find)
-            compiled = (pattern_compile(parsed.source, parsed.flags), parsed.global_)
+            compiled = FoundRegex(pattern_compile(parsed.source, parsed.flags), parsed.global_,
+                                  parsed.unicode)
         except (ValueError, regex.error, OverflowError) as exc:
             # SillyTavern skips a script whose regex does not compile; too costly is the same.
             if isinstance(exc, PatternRefused) or script.substitute:
@@ -235,9 +256,9 @@ class RegexRun:
             found = self._pattern(script)
             if found is None:
                 return text
-            return _replaced(found[0], text, script, self.macros, count=0 if found[1] else 1,
+            return _replaced(found, text, script, self.macros,
                              seconds=min(RUN_SECONDS, TOTAL_SECONDS - self.spent + 0.01))
-        except (TimeoutError, _TooLong) as exc:
+        except (TimeoutError, _TooLong, _Thrown) as exc:
             self._problem(f"regex script {script.name!r} changed nothing: {exc}")
             return text
         finally:
@@ -248,19 +269,56 @@ class _TooLong(Exception):
     pass
 
 
-def _replaced(pattern: regex.Pattern[str], text: str, script: RegexScript, macros: Macros,
-              *, count: int, seconds: float) -> str:
+class _Thrown(Exception):
+    """Where SillyTavern's script throws a TypeError (the browser's message is not sent)."""
+
+
+# What SillyTavern's `$N` past the groups is: its replace callback's next arguments (the
+# match's offset, the whole text, the named groups' object), as `args[N]` reads them.
+_OBJECT = "[object Object]"
+
+
+def _past_groups(number: int, match: regex.Match[str], text: str, script: RegexScript,
+                 macros: Macros, utf16: bool) -> str:
+    past = number - len(match.groups())
+    if past == 1:  # the offset, in UTF-16 units; 0 is false there, so empty
+        offset = match.start() if utf16 else js_utf16_offset(text, match.start())
+        if offset and script.trim:
+            raise _Thrown("a $N past its groups is the match's offset, a number, which its "
+                          "trim strings cannot trim (SillyTavern throws)")
+        return str(offset) if offset else ""
+    if past == 2:
+        return _trimmed(text, script.trim, macros)
+    if past == 3 and match.re.groupindex:
+        if script.trim:
+            raise _Thrown("a $N past its groups is the named groups' object, which its trim "
+                          "strings cannot trim (SillyTavern throws)")
+        return _OBJECT
+    return ""
+
+
+def _replaced(found: FoundRegex, text: str, script: RegexScript, macros: Macros,
+              *, seconds: float) -> str:
     template = _MATCH_MACRO.sub("$0", script.replace)
     produced = [0]
+    # Without u, JavaScript matches UTF-16 halves: `.` takes half an emoji (js_regex.py).
+    halves = text if found.unicode else js_utf16(text)
+    utf16, text = halves is not text, halves
+    trim_macros = (lambda trim: js_utf16(macros(trim))) if utf16 else macros
 
     refs = [int(ref.group(1)) for ref in _GROUP_REF.finditer(template)]
 
     def one(match: regex.Match[str]) -> str:
         values: dict[int, str] = {}
         for number in refs:
-            if number not in values:
-                found = match.group(number) if number <= len(match.groups()) else None
-                values[number] = _trimmed(found, script.trim, macros) if found else ""
+            if number in values:
+                continue
+            if number > len(match.groups()):
+                values[number] = _past_groups(number, match, text, script, trim_macros,
+                                              utf16)
+            else:
+                group = match.group(number)
+                values[number] = _trimmed(group, script.trim, trim_macros) if group else ""
         # Measured before it is built: "$0" 40,000 times over a long match asked for 80 G
         # characters, the cap checked only once they were there (red team).
         if produced[0] + len(template) + sum(len(values[n]) for n in refs) > MAX_RESULT_CHARS:
@@ -271,7 +329,10 @@ def _replaced(pattern: regex.Pattern[str], text: str, script: RegexScript, macro
             raise _TooLong(f"its result passed {MAX_RESULT_CHARS:,} characters")
         return result
 
-    return pattern.sub(one, text, count=count, timeout=seconds, concurrent=True)
+    result = found.pattern.sub(one, text, count=0 if found.global_ else 1, timeout=seconds,
+                               concurrent=True)
+    # Halves left alone (a `.` took one) are what the browser shows them as: U+FFFD.
+    return text_surrogates_replace(result) if utf16 else result
 
 
 def _trimmed(text: str, trims: Iterable[str], macros: Macros) -> str:

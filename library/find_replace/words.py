@@ -36,6 +36,11 @@ SENTENCES = {
     "trailing_backslash": gettext_noop("a “\\” at the end escapes nothing (a backslash itself "
                                        "is written “\\\\”)"),
     "unknown_flag": gettext_noop("“%(after)s” is not a flag or group a regex knows"),
+    "js_inline_flag": gettext_noop("“%(after)s”: JavaScript takes no flag inside the pattern, "
+                                   "so SillyTavern skips this regex; write the flag after the "
+                                   "last slash (/…/i)"),
+    "js_group": gettext_noop("“%(after)s” is a group JavaScript does not know, so "
+                             "SillyTavern skips this regex"),
     "other": gettext_noop("this is not a regex that can run: check its brackets and "
                           "backslashes, after “%(after)s”"),
 }

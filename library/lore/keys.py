@@ -11,7 +11,7 @@ from typing import Any
 import regex
 
 from library.lore.defaults import CASE_SENSITIVE, MATCH_WHOLE_WORDS, book_flag
-from personalab.lib.js_regex import js_flags_valid, js_pattern, js_pattern_fault
+from personalab.lib.js_regex import JsRefused, js_flags_valid, js_pattern, js_pattern_fault
 from personalab.lib.regex_faults import REFUSAL_KINDS, RegexFault, pattern_fault
 from personalab.lib.user_regex import (
     PatternRefused,
@@ -121,7 +121,11 @@ def key_regex(key: str, *, use_regex: bool, case_sensitive: bool) -> regex.Patte
         letters = slashed.group(2)
         flags = (regex.IGNORECASE if "i" in letters else 0) | (
             regex.MULTILINE if "m" in letters else 0) | (regex.DOTALL if "s" in letters else 0)
-        return _compile(_slashed_source(slashed), flags | regex.V0)
+        try:
+            source = _slashed_source(slashed)
+        except JsRefused:  # SillyTavern's RegExp throws on `(?i)`: the key is text there
+            return None
+        return _compile(source, flags | regex.V0)
     if use_regex:
         return _compile(key, (0 if case_sensitive else regex.IGNORECASE) | regex.V0)
     return None
@@ -150,7 +154,7 @@ def key_expansion(key: str, *, use_regex: bool) -> int:
         return 0
     try:
         return pattern_expansion(_slashed_source(slashed) if slashed else key)
-    except PatternRefused:
+    except (PatternRefused, JsRefused):
         return 0
 
 

@@ -23,6 +23,79 @@ _PLAIN_LETTERS = "AZ"
 # JavaScript's line terminators: `^` and `$` with the m flag stop at each, Python's at \n only.
 _LINE_START = r"(?:^|(?<=[\r\u2028\u2029]))"
 _LINE_END = r"(?:$|(?=[\r\u2028\u2029]))"
+# Groups JavaScript's RegExp knows; `(?i:…)` is current browsers' modifiers (Chrome 125,
+# Firefox 132). Any other `(?` (Python's `(?i)`, `(?P<…>`, `(?>…)`, `(?#…)`) makes it throw.
+_JS_GROUPS = ("(?:", "(?=", "(?!", "(?<=", "(?<!")
+_JS_NAMED_GROUP = regex.compile(r"\(\?<[A-Za-z_$]")
+_JS_MODIFIERS = regex.compile(r"\(\?[ims]{0,3}(?:-[ims]{1,3})?:")
+_INLINE_FLAGS = regex.compile(r"\(\?[A-Za-z]{0,20}(?:-[A-Za-z]{0,20})?\)")
+_COUNTED_REPEAT = regex.compile(r"\{[0-9]{1,20}(?:,[0-9]{0,20})?\}")
+# Outside the Basic Multilingual Plane: two UTF-16 halves each in JavaScript's strings.
+_ASTRAL = regex.compile("[\U00010000-\U0010FFFF]")
+
+
+class JsRefused(ValueError):
+    """A pattern JavaScript's RegExp throws on (SillyTavern then skips the script, or reads
+    the key as text) though Python's engine would run it; `kind` and `at` as RegexFault's."""
+
+    def __init__(self, kind: str, at: int):
+        super().__init__(f"JavaScript refuses this regex ({kind} at {at})")
+        self.kind = kind
+        self.at = at
+
+
+def js_refusal(source: str) -> JsRefused | None:
+    """Why JavaScript's RegExp throws on `source` where Python's engine does not: a flag inside
+    the pattern (`(?i)`), a group only Python knows (`(?P<n>…)`, `(?>…)`), a possessive repeat
+    (`a++`); or None."""
+    index, in_class, after_repeat = 0, False, 0  # 1: right after a repeat, 2: a lazy one
+    while index < len(source):
+        char = source[index]
+        if char == "\\":
+            index, after_repeat = index + 2, 0
+            continue
+        if in_class:
+            in_class = char != "]"
+            index += 1
+            continue
+        counted = _COUNTED_REPEAT.match(source, index) if char == "{" else None
+        if char == "(" and source.startswith("(?", index):
+            if not (source.startswith(_JS_GROUPS, index) or _JS_NAMED_GROUP.match(source, index)
+                    or _JS_MODIFIERS.match(source, index)):
+                flags = _INLINE_FLAGS.match(source, index)
+                if flags:
+                    return JsRefused("js_inline_flag", flags.end() - 1)
+                return JsRefused("js_group", min(index + 2, len(source) - 1))
+            index, after_repeat = index + 2, 0
+            continue
+        if char in "*+?" or counted:
+            if after_repeat == 1 and char == "+":
+                return JsRefused("nothing_to_repeat", index)
+            after_repeat = 2 if after_repeat == 1 and char == "?" else int(after_repeat == 0)
+            index = counted.end() if counted else index + 1
+            continue
+        in_class = char == "["
+        index, after_repeat = index + 1, 0
+    return None
+
+
+def js_utf16(text: str) -> str:
+    """`text` as JavaScript holds it: each character past U+FFFF as its two UTF-16 halves, so
+    a pattern without the u flag matches halves as the browser does (`.` takes one)."""
+    if text.isascii() or _ASTRAL.search(text) is None:
+        return text
+    return _ASTRAL.sub(lambda found: _halves(ord(found.group(0))), text)
+
+
+def _halves(point: int) -> str:
+    point -= 0x10000
+    return chr(0xD800 + (point >> 10)) + chr(0xDC00 + (point & 0x3FF))
+
+
+def js_utf16_offset(text: str, index: int) -> int:
+    """Where `index` (a character of `text`) is in JavaScript's count of UTF-16 units."""
+    before = text[:index]
+    return index if before.isascii() else index + len(_ASTRAL.findall(before))
 
 
 # SillyTavern's escaping of a macro's value put into a find regex (substituteRegex 2): its
@@ -44,7 +117,8 @@ def js_flags_valid(letters: str) -> bool:
     return len(set(letters)) == len(letters)
 
 
-def js_pattern(source: str, *, unicode: bool, multiline: bool = False) -> str:
+def js_pattern(source: str, *, unicode: bool, multiline: bool = False,
+               utf16: bool = False) -> str:
     """`source` rewritten so the `regex` engine matches what JavaScript's RegExp does, for the
     forms Python reads otherwise: `[^]` (any character) and `[]` (none), `\\p{…}` (a Unicode
     class only with the `u` flag, else the letter p), `\\u{…}` (a code point with `u`), a
@@ -52,12 +126,21 @@ def js_pattern(source: str, *, unicode: bool, multiline: bool = False) -> str:
     a group, else the letter k), and `$` (the very end, not also before a last newline; with
     `multiline`, `^` and `$` at \\r and U+2028/2029 as well as \\n), `\\s` (JavaScript's
     spaces), `\\cJ` (a control character), and without `u` `\\A`, `\\Z` (letters) and `{,2}`
-    (text)."""
+    (text). `utf16` (without `u`): for text given through js_utf16, a character past U+FFFF
+    written in the pattern is its two halves too. Raises JsRefused (js_refusal)."""
+    refused = js_refusal(source) if "(" in source or "+" in source else None
+    if refused is not None:
+        raise refused
+    if utf16 and not unicode:
+        return _js_pattern(js_utf16(source), unicode=False, multiline=multiline)
+    return _js_pattern(SURROGATES.sub(lambda m: "\\U%08X" % (
+        0x10000 + ((int(m.group(1), 16) - 0xD800) << 10) + int(m.group(2), 16) - 0xDC00),
+        source), unicode=unicode, multiline=multiline)
+
+
+def _js_pattern(source: str, *, unicode: bool, multiline: bool) -> str:
     if not any(c in source for c in "\\[${") and not (multiline and "^" in source):
         return source
-    source = SURROGATES.sub(lambda m: "\\U%08X" % (
-        0x10000 + ((int(m.group(1), 16) - 0xD800) << 10) + int(m.group(2), 16) - 0xDC00),
-        source)
     named = unicode or HAS_NAMED_GROUP.search(source) is not None
     out, index, in_class = [], 0, False
     while index < len(source):
@@ -138,7 +221,11 @@ def js_pattern_fault(written: str, *, flags: int, unicode: bool,
     """pattern_fault of `written` as js_pattern rewrites it, placed in `written` as its author
     wrote it: the rewrite moves what follows a `\\s` or a `$`, so the place is the one the
     written pattern has for the same fault, else none (the sentence then names no spot)."""
-    fault = pattern_fault(js_pattern(written, unicode=unicode, multiline=multiline), flags)
+    try:
+        source = js_pattern(written, unicode=unicode, multiline=multiline)
+    except JsRefused as exc:  # Python's own fault first, when it refuses it too (`(?z)`)
+        return pattern_fault(written, flags) or RegexFault(exc.kind, exc.at)
+    fault = pattern_fault(source, flags)
     if fault is None or fault.at is None:
         return fault
     own = pattern_fault(written, flags)

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import pytest
 
+from library.errors import LibraryError
 from library.find_replace.scripts import (
     AI_OUTPUT,
     SUBSTITUTE_ESCAPED,
@@ -44,9 +45,71 @@ def _run(find: str, replace: str, text: str) -> str:
     ("/abc/y", "X", "abc /abc/y", "abc X"),  # y is no flag there: the whole text is the pattern
     ("/abc/gg", "X", "abc /abc/gg", "abc X"),
     ("/(a)(b)?/g", "[$2|$1|$0|{{match}}]", "ab a", "[b|a|ab|ab] [|a|a|a]"),
+    # Without u, JavaScript's strings are UTF-16: `.` and a class take half an emoji (the half
+    # left over shows as U+FFFD), and an emoji in the pattern is two halves.
+    ("/./g", "X", "😀", "XX"),
+    ("/./", "X", "😀 b", "X\ufffd b"),
+    ("/^.$/", "X", "😀", "😀"),
+    ("/^.{2}$/", "X", "😀", "X"),
+    ("/a..b/g", "X", "a😀b", "X"),
+    ("/[😀]/g", "X", "😀", "XX"),
+    ("/😀+/g", "X", "😀😀", "XX"),
+    ("/./gu", "X", "😀", "X"),
+    # JavaScript's RegExp throws on Python's inline flags, groups and possessive repeats:
+    # SillyTavern skips the script.
+    ("/(?i)abc/g", "X", "ABC abc", "ABC abc"),
+    ("/a(?s)b/g", "X", "ab", "ab"),
+    ("/(?P<n>a)/g", "X", "a", "a"),
+    ("/(?>a)/g", "X", "a", "a"),
+    ("/(?#c)a/g", "X", "a", "a"),
+    ("/a++/g", "X", "aa", "aa"),
+    ("/a{2}+/g", "X", "aa", "aa"),
+    ("/[(?i)]/g", "X", "(i)", "XXX"),                                  # in a class: text
+    ("/\\(?i\\)/g", "X", "(i) i)", "X X"),
+    # `$N` past the groups is SillyTavern's next callback argument: the match's offset in
+    # UTF-16 units (empty at 0), then the whole text, then nothing.
+    ("/(a)b/g", "[$2]", "xab", "x[1]"),
+    ("/(a)b/g", "[$2]", "abab", "[][2]"),
+    ("/(a)b/g", "[$3]", "xab", "x[xab]"),
+    ("/(a)b/g", "[$4]", "xab", "x[]"),
+    ("/(a)(b)/g", "[$10]", "xab", "x[]"),
+    ("/b/gu", "[$1]", "😀b", "😀[2]"),
 ])
 def test_a_find_regex_matches_what_it_matched_in_sillytavern(find, replace, text, expected):
     assert _run(find, replace, text) == expected
+
+
+def test_trim_strings_on_a_value_past_the_groups():
+    # SillyTavern trims the whole text; its offset is a number and the trim throws there, so
+    # the script changes nothing here (said in the run's problems).
+    script = RegexScript(name="t", find="/(a)b/g", replace="[$3]", trim=("x",),
+                         placement=frozenset({AI_OUTPUT}))
+    assert RegexRun(scripts=(script,)).text("xab", AI_OUTPUT) == "x[ab]"
+    run = RegexRun(scripts=(RegexScript(name="t", find="/(a)b/g", replace="[$2]", trim=("a",),
+                                        placement=frozenset({AI_OUTPUT})),))
+    assert run.text("xab", AI_OUTPUT) == "xab" and "offset" in run.problems[0]
+
+
+def test_trim_strings_take_an_emoji_out_of_a_group_matched_in_halves():
+    script = RegexScript(name="t", find="/(.+)/", replace="[$1]", trim=("😀",),
+                         placement=frozenset({AI_OUTPUT}))
+    assert RegexRun(scripts=(script,)).text("a😀b", AI_OUTPUT) == "[ab]"
+
+
+@pytest.mark.parametrize("find,said", [
+    ("/(?i)abc/g", "“/(?i)”: JavaScript takes no flag inside the pattern"),
+    ("/ab(?P<n>c)/", "“/ab(?P” is a group JavaScript does not know"),
+    ("/a++/g", "“+” has nothing before it to repeat, after “/a++”"),
+])
+def test_a_regex_sillytavern_skips_is_refused_with_the_reason(find, said):
+    assert find_regex_words(find).startswith(said)
+    with pytest.raises(LibraryError):
+        scripts_checked([{"scriptName": "s", "findRegex": find, "replaceString": ""}])
+
+
+def test_scoped_modifiers_of_current_browsers_are_kept():
+    assert find_regex_words("/(?i:abc)d/g") is None  # Chrome 125, Firefox 132 take them
+    assert _run("/(?i:abc)d/g", "X", "ABCd ABCD") == "X ABCD"
 
 
 def test_a_javascript_only_pattern_is_saved_not_refused():
