@@ -39,7 +39,9 @@ def macro_values_for(*, character: dict[str, Any], persona: dict[str, Any],
               **character_macro_values(character), **({PICK_SEED: chat_id} if chat_id else {})}
     if isinstance(scenario_override, str) and scenario_override.strip():
         values["scenario"] = scenario_override.strip()
-    last_user = next((line for line in reversed(lines) if line.get("role") == "user"), None)
+    # A hidden message is a system one in SillyTavern, which getTimeSinceLastMessage skips.
+    last_user = next((line for line in reversed(lines)
+                      if line.get("role") == "user" and not line.get("hidden")), None)
     values["idle_duration"] = "just now"  # SillyTavern's word when no earlier message is dated
     if last_user and last_user.get("timestamp"):
         try:

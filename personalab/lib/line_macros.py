@@ -69,11 +69,14 @@ def last_messages_shown(lines: list[dict[str, Any]], values: Mapping[str, str]) 
     """{{lastMessage}}, {{lastUserMessage}} and {{lastCharMessage}}: the newest such line of
     `lines` as the page shows it and the prompt sends it, read with `values` (a greeting's
     {{user}} and {{roll}} filled, the same roll: SillyTavern keeps the greeting as the
-    player saw it, and these macros read what it keeps)."""
+    player saw it, and these macros read what it keeps); a hidden line only for {{lastMessage}}."""
     shown = {}
     for name, roles in LAST_MESSAGE_MACROS:
+        # A hidden line is a system message in SillyTavern: {{lastMessage}} still reads it
+        # (getLastMessage has no filter), the player's and the character's skip it.
         line = next((line for line in reversed(lines)
-                     if line.get("role") in roles and isinstance(line.get("content"), str)), None)
+                     if line.get("role") in roles and isinstance(line.get("content"), str)
+                     and not (line.get("hidden") and name != "lastMessage")), None)
         shown[name] = "" if line is None else line_macros_replace(line, values)
     return shown
 

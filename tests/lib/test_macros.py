@@ -52,7 +52,16 @@ CASES = [
     ("{{datetimeformat YYYY-MM-DD HH:mm:ss}}", "2026-11-23 15:04:00"),
     ("{{datetimeformat dddd, MMMM D, YY h:mm a [at] A}}", "Monday, November 23, 26 3:04 pm at PM"),
     ("{{datetimeformat ddd MMM DD M hh H}}", "Mon Nov 23 11 03 15"),
-    ("{{datetimeformat Q!}}", "Q!"),
+    # Every moment token, as moment 2.29 wrote them for this date (Node, SillyTavern's copy):
+    # the long formats, ordinals, day of the year, weeks, quarter, escapes.
+    ("{{datetimeformat Q!}}", "4!"),
+    ("{{datetimeformat LT|LTS|L|LL|LLLL|ll}}",
+     "3:04 PM|3:04:00 PM|11/23/2026|November 23, 2026|Monday, November 23, 2026 3:04 PM|"
+     "Nov 23, 2026"),
+    ("{{datetimeformat dddd, MMMM Do YYYY}}", "Monday, November 23rd 2026"),
+    ("{{datetimeformat DDD DDDo w W Wo dd d E k [LT] \\LT}}",
+     "327 327th 48 48 48th Mo 1 1 15 LT LT"),
+    ("{{datetimeformat Today is dddd}}", "To1pm2026 i0 Monday"),
     ("a{{// keep {braces} }}b", "ab"),
     ("a{{// " + "long " * 300 + "}}b", "ab"),
     ("a{{//\nnote about {{user}} }}b", "ab"),

@@ -10,6 +10,7 @@ import time
 from datetime import UTC, datetime
 
 from chat.play.macros import macro_values_for
+from personalab.lib.line_macros import last_messages_shown
 from personalab.lib.macros import idle_duration_text, macros_replace
 
 VALUES = {"user": "Ann", "char": "Pia"}
@@ -65,6 +66,22 @@ def test_idle_duration_humanizes_as_moment_and_says_just_now_with_no_earlier_mes
     assert idle_duration_text(2676) == "an hour"  # 44.6 minutes round to 45: an hour
     values = macro_values_for(character={"name": "Pia"}, persona={"name": "Ann"}, lines=[])
     assert macros_replace("{{idle_duration}}", values) == "just now"
+
+
+def test_hidden_messages_are_skipped_as_sillytaverns_system_ones():
+    # /hide makes a message is_system: getTimeSinceLastMessage, {{lastUserMessage}} and
+    # {{lastCharMessage}} skip it; {{lastMessage}} (getLastMessage, no filter) still reads it.
+    old = datetime.fromtimestamp(time.time() - 3 * 86400, UTC).isoformat()
+    new = datetime.fromtimestamp(time.time() - 300, UTC).isoformat()
+    lines = [{"role": "user", "content": "first", "timestamp": old},
+             {"role": "assistant", "content": "reply"},
+             {"role": "user", "content": "secret", "timestamp": new, "hidden": True},
+             {"role": "assistant", "content": "hidden reply", "hidden": True}]
+    values = macro_values_for(character={"name": "Pia"}, persona={"name": "Ann"}, lines=lines)
+    assert values["idle_duration"] == "3 days"
+    shown = last_messages_shown(lines, values)
+    assert (shown["lastMessage"], shown["lastUserMessage"], shown["lastCharMessage"]) == (
+        "hidden reply", "first", "reply")
 
 
 def test_time_diff_says_how_far_one_date_is_from_another_in_moments_words():
