@@ -394,6 +394,8 @@ def context_prepare(store: FileStore, ctx: TurnContext, timings: dict[str, float
         "member_names": [m.name for m in members_of(store, ctx.instance_state)
                          if ctx.speaker and m.character_id != ctx.speaker.character_id],
         "continue_from": ctx.continue_from,
+        # The chat's first message left out of the window: no first input / output sequence.
+        "chat_start_cut": bool(prompt.window.get("first_included_message")),
         # How many earlier versions a regenerate keeps (the offline demo varies on it).
         "variant": len((ctx.reply_extra or {}).get("alternatives", [])) if not ctx.continue_from
         else 0,

@@ -166,14 +166,16 @@ def instruct_prompt(messages: list[dict[str, Any]], *, template: InstructTemplat
                     char_name: str, user_name: str, group: bool = False,
                     ending: str = "assistant", continue_last: bool = False,
                     others: list[str] | tuple[str, ...] = (),
-                    story_raw: bool = False) -> InstructPrompt:
+                    story_raw: bool = False, chat_start: bool = True) -> InstructPrompt:
     """`messages` (system / user / assistant) as one prompt string that ends where the model
     writes: the character's turn (`ending="assistant"`), the player's (`"user"`: an
     impersonation) or a task's answer (`"task"`: a summary, no name). With `continue_last`,
     the last message is the character's unfinished reply: it is left open for the model.
     `others`: the other members of a group, whose "Name:" lines end the reply too.
     `story_raw`: the opening system text is a context template's story string, which carries
-    its own markers (SillyTavern's layout): put in as it is, not wrapped."""
+    its own markers (SillyTavern's layout): put in as it is, not wrapped. `chat_start`: the
+    oldest message is the chat's first; SillyTavern gives the first sequences to the chat's
+    first message (`coreChat[0]`), so a window that left it out gives them to no message."""
     names = _Names(user=user_name or "User", char=char_name or "Assistant", group=group)
     head = 0
     # A context template's story string is the one opening message; a system note woven in
@@ -192,7 +194,7 @@ def instruct_prompt(messages: list[dict[str, Any]], *, template: InstructTemplat
     open_last = continue_last and bool(chat) and chat[-1].get("role") == "assistant"
     for index, message in enumerate(chat):
         position = ("open" if open_last and index == len(chat) - 1 else "last"
-                    if index == last_user else "first" if index == 0 else "")
+                    if index == last_user else "first" if index == 0 and chat_start else "")
         parts.append(_turn(template, message, names, position))
     text = "".join(parts)
     if not open_last:

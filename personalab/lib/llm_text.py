@@ -72,7 +72,8 @@ def prompt_for(messages: list[dict], *, context: dict,
                              user_name=str(context.get("user_name") or ""),
                              group=bool(context.get("group")), ending=ending,
                              continue_last=bool(context.get("continue_from")), others=others,
-                             story_raw=bool(context.get("story_raw")) and ending != "task")
+                             story_raw=bool(context.get("story_raw")) and ending != "task",
+                             chat_start=not context.get("chat_start_cut"))
     if context.get("names_stop") is False:  # a context template without names as stops
         names = {f"\n{name}:" for name in (context.get("user_name") or "User",
                                            context.get("character_name") or "Assistant",
@@ -93,7 +94,7 @@ def text_trace_note(provider: object, context: dict) -> dict[str, Any]:
     names = {key: context.get(key) for key in ("character_name", "user_name", "group", "task",
                                                "continue_from", "member_names", "story_raw",
                                                "story_stop", "context_template",
-                                               "names_stop")
+                                               "names_stop", "chat_start_cut")
              if context.get(key)}
     return {"completion_api": "text", "instruct": {"template": template.as_json(), **names}}
 

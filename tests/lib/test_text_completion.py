@@ -18,6 +18,7 @@ from personalab.lib.instruct_presets import BUILT_IN
 from personalab.lib.llm import LLMSettings
 from personalab.lib.llm_offline import OfflineProvider
 from personalab.lib.llm_providers import provider_for
+from personalab.lib.llm_text import prompt_for
 from tests.pages.settings_form import SETTINGS_FORM
 from tests.stub_llm import LongLine, Reply, Useless
 from tests.text_turns import english, group_create, group_turn, solo_create, turn
@@ -288,6 +289,19 @@ def test_the_first_reply_keeps_its_first_marker_after_the_alignment_line():
                 {"role": "assistant", "content": "Hello."}, {"role": "user", "content": "Hi"}]
     text = instruct_prompt(messages, template=template, char_name="Mira", user_name="Ann").text
     assert "provided above.[/INST]~Mira: Hello.</s>[INST] Ann: Hi[/INST] Mira:" in text
+
+
+def test_a_first_sequence_is_the_chats_first_messages_not_the_windows_oldest():
+    # SillyTavern's Alpaca-Single-Turn puts "<START OF CHAT>" before coreChat[0], the chat's
+    # first message; once a long chat's window leaves it out, no message gets it.
+    template = instruct_template_read({**BUILT_IN["alpaca"], "first_output_sequence": "<S>"})
+    messages = [{"role": "system", "content": "Story."},
+                {"role": "assistant", "content": "Later."}, {"role": "user", "content": "Hi"}]
+    whole = instruct_prompt(messages, template=template, char_name="Mira", user_name="Ann")
+    cut = prompt_for(messages, template=template, context={
+        "character_name": "Mira", "user_name": "Ann", "chat_start_cut": True})
+    assert "<S>\nLater." in whole.text
+    assert "<S>" not in cut.text and "### Response:\nLater." in cut.text
 
 
 def test_continue_sends_the_unfinished_reply_open_for_the_model(store, alice, text_api,
