@@ -26,7 +26,7 @@ from chat.history_manager.base import reply_versions
 from chat.import_export.chat_formats import SHOWN_SWIPE
 from chat.play.first_included import MACRO, first_included_keep, first_included_read
 from chat.play.lore import lore_for_turn, persona_depth_blocks
-from chat.play.macros import macro_values_for, model_current, player_macro_values
+from chat.play.macros import chat_pick_seed, macro_values_for, model_current, player_macro_values
 from chat.play.memory import recall_shown_as, speaker_id, turn_director, turn_recall
 from chat.play.regex_scripts import turn_regex, user_input_regexed
 from chat.play.story_choice import (
@@ -163,6 +163,7 @@ def context_load(store: FileStore, *, instance_id: str, user_text: str,
     )
     ctx.first_included = first_included_read(store, instance_id=instance_id,
                                              session_id=session_id)
+    ctx.pick_seed = chat_pick_seed(read.metadata, instance_id)
     if speaker:
         ctx.reply_extra = {"speaker": speaker.character_id,
                            "name": character.get("name") or speaker.character_id}
@@ -197,7 +198,7 @@ def context_load(store: FileStore, *, instance_id: str, user_text: str,
 def _player_values(store: FileStore, ctx: TurnContext) -> dict[str, str]:
     return {MACRO: ctx.first_included} | player_macro_values(
         store, state=ctx.instance_state, character=ctx.character, lines=ctx.lines,
-        chat_id=ctx.instance_id, member_names=[member.name for member in members_of(
+        chat_id=ctx.pick_chat, member_names=[member.name for member in members_of(
             store, ctx.instance_state)] if is_group(ctx.instance_state) else None,
         earlier=ctx.lines_before.chat_messages if ctx.lines_before else 0)
 
@@ -424,7 +425,7 @@ def _prompt_inputs(store: FileStore, ctx: TurnContext, director: dict | None,
     depth_prompt = [card.depth_prompt] if card.depth_prompt else []
     macros = macro_values_for(character=ctx.character, persona=persona, lines=ctx.lines[:-1],
                               scenario_override=ctx.instance_state.get("scenario_override"),
-                              chat_id=ctx.instance_id) | {"model": model_current(store),
+                              chat_id=ctx.pick_chat) | {"model": model_current(store),
                                                           MACRO: ctx.first_included}
     if ctx.redo == "regenerate":  # SillyTavern: the swipe being made, after the kept ones
         macros["currentSwipeId"] = macros["lastSwipeId"] = str(

@@ -52,7 +52,7 @@ def lore_for_turn(store: FileStore, ctx: TurnContext, window: ContextWindow) -> 
         session = _session_lines(store, ctx)
         override = ctx.instance_state.get("scenario_override")
         values = macro_values_for(character=ctx.character, persona=persona, lines=ctx.lines[:-1],
-                                  scenario_override=override, chat_id=ctx.instance_id) | {
+                                  scenario_override=override, chat_id=ctx.pick_chat) | {
                                       FIRST_INCLUDED_MACRO: ctx.first_included}
         # As the prompt sends them: SillyTavern stores a player's message with its macros
         # filled in ("I hug {{char}}" is "I hug Pia"), and scans what it stored.

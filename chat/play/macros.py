@@ -22,6 +22,7 @@ from personalab.lib.llm_providers import model_named
 from personalab.lib.macro_variables import variables_as_text
 from personalab.lib.macros import PICK_SEED, idle_duration_text, macros_replace
 from personalab.lib.participants import member_ids
+from personalab.lib.st_random import st_string_hash
 from personalab.llm_config import llm_settings_from_env
 
 CARD_FIELD_MACROS = ("description", "personality", "scenario", "persona", "charPrompt",
@@ -65,6 +66,22 @@ def macro_values_for(*, character: dict[str, Any], persona: dict[str, Any],
 def model_current(store: FileStore) -> str:
     """{{model}}: the model the settings send requests to."""
     return model_named(llm_settings_from_env(store.module_read("llm")))
+
+
+def chat_pick_seed(metadata: dict[str, Any], instance_id: str) -> str:
+    """What a chat's {{pick}} is seeded by: a chat imported from SillyTavern its
+    `chat_metadata.chat_id_hash` (kept there once a pick was read, as its getChatIdHash keeps
+    it; else its `main_chat`), so each pick chooses what it chose there; else the chat's id."""
+    imported = metadata.get("imported")
+    header = imported.get("header") if isinstance(imported, dict) else None
+    chat_metadata = header.get("chat_metadata") if isinstance(header, dict) else None
+    if isinstance(chat_metadata, dict):
+        kept = chat_metadata.get("chat_id_hash")
+        if isinstance(kept, int) and not isinstance(kept, bool) and 0 < kept < 2 ** 53:
+            return str(kept)
+        if isinstance(chat_metadata.get("main_chat"), str) and chat_metadata["main_chat"]:
+            return str(st_string_hash(chat_metadata["main_chat"]))
+    return instance_id
 
 
 def imported_chat_variables(metadata: dict[str, Any]) -> dict[str, str]:

@@ -48,6 +48,12 @@ class TurnContext:
     dry_run: bool = False
     # {{firstIncludedMessageId}}: the oldest message id the last turn's prompt held (or "").
     first_included: str = ""
+    # What the chat's {{pick}} is seeded by (chat_pick_seed), when it is not the chat's id.
+    pick_seed: str = ""
+
+    @property
+    def pick_chat(self) -> str:
+        return self.pick_seed or self.instance_id
 
 
 @dataclass

@@ -11,7 +11,6 @@ whatever their length and the braces in them (a second linear pass).
 
 from __future__ import annotations
 
-import hashlib
 import math
 import random
 import re
@@ -22,9 +21,13 @@ from datetime import UTC, datetime, timedelta
 from personalab.lib.macro_fills import KEPT_FROM_CHARS, macro_fill_keep, macro_fill_kept
 from personalab.lib.macro_variables import MacroVariables, variable_macro
 from personalab.lib.moment_format import moment_format
+from personalab.lib.st_random import st_pick_index, st_string_hash, st_text_hash
 
 MAX_MACRO_BODY = 1000
 MAX_OUTPUT_CHARS = 1_000_000
+# SillyTavern's own generator costs 0.2 ms a pick here: one text's first picks choose what
+# SillyTavern chooses, those past them a cheaper draw (5,000 picks in one card took 1.5 s).
+MAX_EXACT_PICKS = 200
 MAX_DICE = 100
 MAX_SIDES = 1_000_000
 # Dice rolled in one text, all its {{roll}}s together; past it a {{roll}} stays as written. A
@@ -142,14 +145,28 @@ def _roll_value(formula: str, rng: random.Random, dice_left: list[int]) -> str |
     return dice_roll(formula, rng, dice_left=dice_left)
 
 
-def _choices_pick(arguments: str, rng: random.Random) -> str:
+def _choices(arguments: str) -> list[str]:
     if "::" in arguments:
-        choices = arguments.split("::")
-    else:
-        # SillyTavern lets "\," stand for a comma inside one choice, and trims each choice.
-        choices = [c.replace("\x00", ",").strip()
-                   for c in arguments.replace("\\,", "\x00").split(",")]
+        return arguments.split("::")
+    # SillyTavern lets "\," stand for a comma inside one choice, and trims each choice.
+    return [c.replace("\x00", ",").strip() for c in arguments.replace("\\,", "\x00").split(",")]
+
+
+def _choices_pick(arguments: str, rng: random.Random) -> str:
+    choices = _choices(arguments)
     return rng.choice(choices) if choices else ""
+
+
+def _units(text: str) -> int:
+    """The length of `text` in JavaScript's UTF-16 units."""
+    return len(text) if text.isascii() else len(text) + sum(1 for c in text if c > "\uffff")
+
+
+def _chat_hash(seed: str) -> int:
+    """SillyTavern's chat hash a {{pick}} is seeded by: a chat imported from it keeps its own
+    (`chat_id_hash`, digits), any other seed is hashed as SillyTavern hashes a chat's name."""
+    return int(seed) if seed.isascii() and seed.isdigit() and len(seed) <= 16 \
+        else st_string_hash(seed)
 
 
 def comments_remove(text: str) -> str:
@@ -183,15 +200,40 @@ class _Reading:
     variables: MacroVariables
     now: datetime
     seed: str
-    _digest: str = field(default="", init=False)
+    raw: str = ""
+    # SillyTavern fills {{pick}} last, so its place is counted (in UTF-16 units) in the text
+    # with every other macro before it filled: `shift` is what they changed so far.
+    shift: int = field(default=0, init=False)
+    _walked: tuple[int, int] = field(default=(0, 0), init=False)
+    _hashes: tuple[int, int] | None = field(default=None, init=False)
+    _exact_picks: int = field(default=0, init=False)
     _original_given: bool = field(default=False, init=False)
     _dice_left: list[int] = field(default_factory=lambda: [MAX_DICE_PER_TEXT], init=False)
 
     def pick(self, arguments: str, offset: int) -> str:
-        """SillyTavern's {{pick}}: the same choice each time this text is read at this place."""
-        if not self._digest:
-            self._digest = hashlib.sha256(self.text.encode("utf-8", "replace")).hexdigest()
-        return _choices_pick(arguments, random.Random(f"{self.seed}\x00{self._digest}\x00{offset}"))
+        """SillyTavern's {{pick}}: the same choice each time this text is read at this place,
+        the one its pickReplace makes for this chat, text and place."""
+        choices = _choices(arguments)
+        if not choices:
+            return ""
+        if self._hashes is None:
+            self._hashes = (_chat_hash(self.seed), st_text_hash(self.raw))
+        self._exact_picks += 1
+        if self._exact_picks > MAX_EXACT_PICKS:  # the same seeds, a cheaper generator
+            return random.Random(f"{self._hashes}-{offset}").choice(choices)
+        return choices[st_pick_index(len(choices), chat_hash=self._hashes[0],
+                                     text_hash=self._hashes[1], offset=offset)]
+
+    def place(self, index: int) -> int:
+        """Where `index` of the text is as SillyTavern counts a {{pick}}'s place (indexes come
+        in order, so the text is walked once)."""
+        walked, units = self._walked
+        units += _units(self.text[walked:index])
+        self._walked = (index, units)
+        return units + self.shift
+
+    def moved(self, written: str, result: str) -> None:
+        self.shift += _units(result) - _units(written)
 
     def value(self, body: str, offset: int) -> str | None:
         name = body.strip()
@@ -266,7 +308,7 @@ def macros_replace(text: str, values: Mapping[str, str], *, now: datetime | None
         return kept
     seed = seed or table.pop(PICK_SEED, "")
     reading = _Reading(text, table, rng or random.Random(), variables or MacroVariables(), now,
-                       seed)
+                       seed, written)
     budget = max(max_chars, len(text))
     size = len(text)
     trimmed = False
@@ -279,42 +321,61 @@ def macros_replace(text: str, values: Mapping[str, str], *, now: datetime | None
         trimmed = trimmed or value == _TRIM
         return value
 
+    # A {{pick}}'s place counts what the macros before it changed; without one nothing is counted.
+    picks_placed = "pick" in text.lower()
+
+    def moved(before: str, after: str) -> str:
+        if picks_placed:
+            reading.moved(before, after)
+        return after
+
     named: dict[str, str | None] = {}  # a plain name's value, looked up once per text
     reads: set[str] = set()  # the names whose values the text read
     plain = True  # no macro but names: the fill is the same for the same values
 
     def replace(found: re.Match[str]) -> str:
         nonlocal plain
-        kind = found.lastgroup
+        written_here, kind = found.group(0), found.lastgroup
+        if kind == "legacy":
+            name = LEGACY[found.group("legacy").lower()]
+            reads.add(name)
+            return moved(written_here, filled(written_here, table.get(name)))
+        place = reading.place(found.start()) if "pick" in written_here.lower() else 0
         if kind == "body":
             body = found.group("body")
             if body in named:
-                return filled(found.group(0), named[body])
+                return moved(written_here, filled(written_here, named[body]))
             name = body.strip().lower()
-            value = reading.value(body, found.start())
+            value = reading.value(body, place)
             if PLAIN_NAME.fullmatch(body) and name != "original":
                 named[body] = value
                 reads.add(name)
             else:
                 plain = False
-            return filled(found.group(0), value)
-        if kind == "legacy":
-            name = LEGACY[found.group("legacy").lower()]
-            reads.add(name)
-            return filled(found.group(0), table.get(name))
+            result = filled(written_here, value)
+            moved(written_here, written_here if _picks(body) else result)
+            return result
         plain = False
         # The inner macros first, then the outer one on what they gave (its choice is not read
         # again); one the outer does not take (reverse: over a line break) keeps them filled.
         body = found.group("outer") + INNER.sub(
-            lambda inner: filled(inner.group(0), reading.value(inner.group(1), found.start())),
+            lambda inner: filled(inner.group(0), reading.value(inner.group(1), place)),
             found.group("nested"))
-        return filled("{{" + body + "}}", reading.value(body, found.start()))
+        result = filled("{{" + body + "}}", reading.value(body, place))
+        moved(written_here, "{{" + body + "}}" if _picks(body) else result)
+        return result
 
     result = MACRO.sub(replace, text)
     result = _trims_applied(result) if trimmed else result
     if keep and plain:
         macro_fill_keep(written, max_chars, table, reads, result)
     return result
+
+
+def _picks(body: str) -> bool:
+    written = body.lstrip()
+    pick = PICK.match(written)
+    return pick is not None and len(written) > pick.end()
 
 
 def _trims_applied(text: str) -> str:

@@ -9,7 +9,7 @@ import random
 import time
 from datetime import UTC, datetime
 
-from chat.play.macros import macro_values_for
+from chat.play.macros import chat_pick_seed, macro_values_for
 from personalab.lib.line_macros import last_messages_shown
 from personalab.lib.macros import idle_duration_text, macros_replace
 
@@ -98,3 +98,13 @@ def test_original_gives_its_text_once_as_sillytavern():
     values = {**VALUES, "original": "Be kind."}
     assert macros_replace("{{original}} Also: {{original}}", values) == "Be kind. Also: "
 
+
+
+def test_a_chat_imported_from_sillytavern_picks_what_it_picked_there():
+    # Its chat_metadata.chat_id_hash (getChatIdHash keeps it once a pick is read) seeds the
+    # card's {{pick}} as pickReplace did; "b" is what SillyTavern's Node run gave for 1234.
+    imported = {"imported": {"header": {"chat_metadata": {"chat_id_hash": 1234}}}}
+    values = macro_values_for(character={"name": "Pia"}, persona={"name": "Ann"}, lines=[],
+                              chat_id=chat_pick_seed(imported, "inst_1"))
+    assert macros_replace("{{pick::a::b::c::d::e::f::g}}", values) == "b"
+    assert chat_pick_seed({}, "inst_1") == "inst_1"
