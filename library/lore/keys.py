@@ -11,7 +11,13 @@ from typing import Any
 import regex
 
 from library.lore.defaults import CASE_SENSITIVE, MATCH_WHOLE_WORDS, book_flag
-from personalab.lib.js_regex import JsRefused, js_flags_valid, js_pattern, js_pattern_fault
+from personalab.lib.js_regex import (
+    JsRefused,
+    js_flags_valid,
+    js_pattern,
+    js_pattern_fault,
+    js_utf16,
+)
 from personalab.lib.regex_faults import REFUSAL_KINDS, RegexFault, pattern_fault
 from personalab.lib.user_regex import (
     PatternRefused,
@@ -49,8 +55,13 @@ def slash_regex(key: str) -> regex.Match[str] | None:
 
 
 def _slashed_source(slashed: regex.Match[str]) -> str:
+    # Without u, matched against the buffer in UTF-16 halves, as JavaScript holds it.
     return js_pattern(slashed.group(1), unicode="u" in slashed.group(2),
-                      multiline="m" in slashed.group(2))
+                      multiline="m" in slashed.group(2), utf16=True)
+
+
+# A whole character past U+FFFF in text given through js_utf16.
+_HALVES_PAIR = regex.compile("[\ud800-\udbff][\udc00-\udfff]")
 
 
 @dataclass
@@ -259,8 +270,12 @@ def key_where(key: str, texts: list[tuple[str, str]], entry: dict[str, Any],
         # JavaScript's sticky flag: RegExp.test matches only at lastIndex 0 of the buffer.
         slashed = slash_regex(key)
         sticky = slashed is not None and "y" in slashed.group(2)
-        position = _regex_found(pattern, JOINER.join(text for _, text in texts), scan, label,
+        buffer = JOINER.join(text for _, text in texts)
+        halves = js_utf16(buffer) if slashed and "u" not in slashed.group(2) else buffer
+        position = _regex_found(pattern, halves, scan, label,
                                 sticky=sticky, written=slashed.group(1) if slashed else key)
+        if position is not None and halves is not buffer:  # back to the text's characters
+            position -= len(_HALVES_PAIR.findall(halves, 0, max(position - 1, 0)))
         return None if position is None else _text_at(texts, position)
     if not case:
         # JavaScript's toLowerCase, as SillyTavern's matchKeys: casefold made "STRASSE" fire

@@ -57,3 +57,13 @@ def test_javascripts_regexp_reads_the_pattern_and_flags(key, text, fires):
 
 def test_each_message_is_trimmed_in_the_buffer():
     assert _fires(r"/go\.$/m", "go.  \n", "older")
+
+
+def test_without_u_an_emoji_is_two_characters_as_in_javascript():
+    # JavaScript's strings are UTF-16: `.` takes half an emoji unless the key has the u flag.
+    assert not _fires("/dragon.fire/", "a dragon🔥fire")
+    assert _fires("/dragon..fire/", "a dragon🔥fire")
+    assert _fires("/dragon.fire/u", "a dragon🔥fire")
+    # The trace still names the message the match starts in, emoji before it or not.
+    fired = _match("/f.re/", ["calm", "🐉🐉🐉🐉🐉🐉 fire"]).fired
+    assert fired and "in message -1" in fired[0]["reason"]
