@@ -73,9 +73,12 @@ def last_messages_shown(lines: list[dict[str, Any]], values: Mapping[str, str]) 
     shown = {}
     for name, roles in LAST_MESSAGE_MACROS:
         # A hidden line is a system message in SillyTavern: {{lastMessage}} still reads it
-        # (getLastMessage has no filter), the player's and the character's skip it.
+        # (getLastMessage has no filter), and a narrator's note too; the player's and the
+        # character's skip them.
         line = next((line for line in reversed(lines)
-                     if line.get("role") in roles and isinstance(line.get("content"), str)
+                     if (line.get("role") in roles or (name == "lastMessage"
+                                                       and line.get("type") == "note"))
+                     and isinstance(line.get("content"), str)
                      and not (line.get("hidden") and name != "lastMessage")), None)
         shown[name] = "" if line is None else line_macros_replace(line, values)
     return shown

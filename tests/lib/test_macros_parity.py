@@ -82,6 +82,9 @@ def test_hidden_messages_are_skipped_as_sillytaverns_system_ones():
     shown = last_messages_shown(lines, values)
     assert (shown["lastMessage"], shown["lastUserMessage"], shown["lastCharMessage"]) == (
         "hidden reply", "first", "reply")
+    # A narrator's note is SillyTavern's system message too: the newest message all the same.
+    noted = last_messages_shown([*lines, {"type": "note", "content": "Night falls."}], values)
+    assert (noted["lastMessage"], noted["lastCharMessage"]) == ("Night falls.", "reply")
 
 
 def test_time_diff_says_how_far_one_date_is_from_another_in_moments_words():
