@@ -41,7 +41,8 @@ def test_one_word_still_needs_its_boundaries():
                                       ("/(?i)dragon/", "a DRAGON"), ("/dr(?P<x>a)gon/", "dragon")])
 def test_a_slashed_key_sillytavern_cannot_read_as_a_regex_is_plain_text(key, text):
     # parseRegexFromString: an unescaped "/" inside, a flag or a group (Python's `(?i)`) its
-    # RegExp did not take, and the key is text; read as a regex here it fired on text SillyTavern's never matched.
+    # RegExp did not take, and the key is text; read as a regex here it fired on text
+    # SillyTavern's never matched.
     assert not _fires(key, text)
     assert _fires(key, f"see {key} here")
 
