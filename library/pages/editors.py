@@ -65,7 +65,12 @@ from library.pages.editor_refusals import character_as_posted, editor_refusal, o
 from library.pages.editor_sections import character_sections
 from library.pages.item_access import item_for_use_or_404, ownership_shown
 from library.pages.outline_notices import outline_notices
-from library.pages.regex_script_form import regex_error, regex_scripts_posted, regex_scripts_shown
+from library.pages.regex_script_form import (
+    card_regex_not_working,
+    regex_error,
+    regex_scripts_posted,
+    regex_scripts_shown,
+)
 from library.pages.trash import deleted_url, restore_offer
 from library.refusal_words import refusal_words
 from personalab.lib.config_schema import count_coerced
@@ -179,7 +184,8 @@ def character_edit(request: HttpRequest, character_id: str | None = None) -> Htt
                    "card": card_data, "roles": NOTE_ROLES,
                    "extensions": extensions,
                    "regex_scripts": regex_scripts_shown(card_data, request.POST if error else None),
-                   "regex_error": regex_error(field_errors),
+                   "regex_error": regex_error(field_errors) or (
+                       "" if error else card_regex_not_working(card_data)),
                    "sections": character_sections(
                        definition=definition, card=card_data, extensions=extensions,
                        field_errors=field_errors, new=not character_id),

@@ -6,8 +6,10 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from django.utils.translation import gettext
+
 from library.errors import LibraryError
-from library.find_replace.scripts import card_scripts
+from library.find_replace.scripts import card_scripts, find_regex_words
 
 
 def regex_scripts_posted(text: str) -> Any:
@@ -37,3 +39,22 @@ def regex_error(field_errors: dict[str, str]) -> str:
     return "; ".join(f"{name}: {text}" if name != "regex_scripts" else text
                      for name, text in field_errors.items()
                      if name.startswith("regex_scripts"))
+
+
+def regex_scripts_not_working(scripts: Any) -> str:
+    """The stored scripts whose find regex cannot run, each with why (a card's import keeps
+    them, as SillyTavern keeps them and skips them), shown beside the box; "" when all run."""
+    said = []
+    for index, raw in enumerate(scripts if isinstance(scripts, list) else []):
+        find = raw.get("findRegex") if isinstance(raw, dict) else None
+        why = find_regex_words(find) if isinstance(find, str) and find else None
+        if why:
+            said.append(f"“{str(raw.get('scriptName') or '') or f'#{index + 1}'}”: {why}")
+    if not said:
+        return ""
+    return gettext("Not running, as SillyTavern skips them too: %(scripts)s") % {
+        "scripts": "; ".join(said)}
+
+
+def card_regex_not_working(card_data: dict[str, Any]) -> str:
+    return regex_scripts_not_working(card_scripts({"data": card_data}))

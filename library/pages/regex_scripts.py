@@ -14,7 +14,11 @@ from django.views.decorators.http import require_http_methods
 
 from library.errors import LibraryError
 from library.find_replace.services import regex_scripts_account_read, regex_scripts_account_save
-from library.pages.regex_script_form import regex_error, regex_scripts_posted
+from library.pages.regex_script_form import (
+    regex_error,
+    regex_scripts_not_working,
+    regex_scripts_posted,
+)
 from personalab.storage import get_store
 
 
@@ -36,4 +40,4 @@ def regex_scripts_page(request: HttpRequest) -> HttpResponse:
     scripts = regex_scripts_account_read(store, username=request.user.get_username())
     return render(request, "library/regex_scripts.html", {
         "regex_scripts": json.dumps(scripts, ensure_ascii=False, indent=2) if scripts else "",
-        "regex_error": ""})
+        "regex_error": regex_scripts_not_working(scripts)})

@@ -433,6 +433,17 @@ def test_the_editor_and_the_import_page_say_a_card_has_scripts(store, alice, ali
         url).content.decode()
 
 
+def test_the_editor_says_which_imported_scripts_do_not_run_and_why(store, alice, alice_client):
+    # SillyTavern's RegExp throws on Python's `(?i)`: the import keeps the script, SillyTavern
+    # skips it and so does this app; the editor says so beside the box, before any save.
+    character_id = character_import_card(store, user=alice, filename="mira.json", data=json.dumps(
+        _card([_script("/(?i)mira/g", "M", [2]), SWAP])).encode())
+    html = alice_client.get(reverse("character_edit", args=[character_id])).content.decode()
+    assert 'data-testid="regex-scripts-error"' in html
+    assert "Not running, as SillyTavern skips them too" in html
+    assert "JavaScript takes no flag inside the pattern" in html and "swap /(?i)mira/g" in html
+
+
 def test_a_replacement_that_would_grow_past_the_cap_is_refused_before_it_is_built(monkeypatch):
     """"$0" 40,000 times over a long match asked for gigabytes, the 2 M cap checked only once
     they were built: the server ran out of memory and every turn of the chat failed (red team).
