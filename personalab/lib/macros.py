@@ -17,11 +17,13 @@ import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime, timedelta
+from zoneinfo import ZoneInfo
 
 from personalab.lib.macro_fills import KEPT_FROM_CHARS, macro_fill_keep, macro_fill_kept
 from personalab.lib.macro_variables import MacroVariables, variable_macro
 from personalab.lib.moment_format import moment_format
 from personalab.lib.st_random import st_pick_index, st_string_hash, st_text_hash
+from personalab.lib.time_zones import zone_named
 
 MAX_MACRO_BODY = 1000
 MAX_OUTPUT_CHARS = 1_000_000
@@ -64,6 +66,9 @@ LEGACY = {"user": "user", "bot": "char", "char": "char", "group": "group",
 # The values' key for the chat a {{pick}} is stable in (SillyTavern seeds it by the chat's id):
 # braces keep any macro from naming it.
 PICK_SEED = "{pick seed}"
+# The values' key for the player's time zone (an IANA name; SillyTavern's clock macros read the
+# browser's clock): {{time}}, {{date}}, {{datetimeformat}}... in it, the server's without one.
+TIME_ZONE = "{time zone}"
 
 
 def _now_values(now: datetime) -> dict[str, str]:
@@ -74,6 +79,14 @@ def _now_values(now: datetime) -> dict[str, str]:
         "isotime": f"{now:%H:%M}",
         "isodate": f"{now:%Y-%m-%d}",
     }
+
+
+def _now_in(now: datetime | None, zone: ZoneInfo | None) -> datetime:
+    """`now` (the clock's when None) in the player's zone; without one, as given (the clock's in
+    the server's zone)."""
+    if zone is None:
+        return now or datetime.now()
+    return now.astimezone(zone) if now else datetime.now(zone)
 
 
 def _clock_text(moment: datetime) -> str:
@@ -295,15 +308,17 @@ def macros_replace(text: str, values: Mapping[str, str], *, now: datetime | None
     user, char, persona, description, personality, scenario, lastMessage, idle_duration,
     original, lastMessageId, currentSwipeId, model, ... (line_macros.py, llm_providers.py
     make the chat's and the model's); time, date and weekday come from `now` unless `values`
-    gives them, and {{input}} is empty unless it does.
+    gives them, in the zone `values[TIME_ZONE]` names (a bad name: the server's), and {{input}}
+    is empty unless it does.
     `variables`: what {{setvar}} / {{getvar}}... read and change, shared by the texts of one
     prompt (a fresh set when None); `seed`: what {{pick}} is stable for besides this text
     (none given: the values' PICK_SEED, the chat)."""
     if not text or ("{{" not in text and "<" not in text):
         return text
     written, keep = text, len(text) >= KEPT_FROM_CHARS
-    text, now = comments_remove(text), now or datetime.now()
-    table = {**_now_values(now), **{k.lower(): str(v) for k, v in values.items()}}
+    table = {k.lower(): str(v) for k, v in values.items()}
+    text, now = comments_remove(text), _now_in(now, zone_named(table.pop(TIME_ZONE, None)))
+    table = {**_now_values(now), **table}
     if keep and (kept := macro_fill_kept(written, max_chars, table)) is not None:
         return kept
     seed = seed or table.pop(PICK_SEED, "")

@@ -1,7 +1,7 @@
 from __future__ import annotations
 
 import random
-from datetime import datetime
+from datetime import UTC, datetime
 
 import pytest
 
@@ -9,7 +9,7 @@ from personalab.lib import macro_fills
 from personalab.lib.line_macros import LineMacros, chat_position_macros, line_macros_replace
 from personalab.lib.llm import LLMSettings
 from personalab.lib.llm_providers import model_named
-from personalab.lib.macros import dice_roll, idle_duration_text, macros_replace
+from personalab.lib.macros import TIME_ZONE, dice_roll, idle_duration_text, macros_replace
 
 VALUES = {
     "user": "Mira", "char": "Alserqi", "persona": "A scout from the north.",
@@ -74,6 +74,21 @@ CASES = [
 @pytest.mark.parametrize(("text", "expected"), CASES)
 def test_macro_table(text, expected):
     assert macros_replace(text, VALUES, now=NOW, rng=random.Random(1)) == expected
+
+
+def test_the_clock_macros_read_the_players_time_zone():
+    instant = datetime(2026, 12, 2, 17, 5, tzinfo=UTC)  # 1:05 AM the next day in Shanghai
+    text = "{{time}}|{{isotime}}|{{date}}|{{weekday}}|{{isodate}}|{{datetimeformat HH:mm Z}}"
+    assert macros_replace(text, {TIME_ZONE: "Asia/Shanghai"}, now=instant) == (
+        "1:05 AM|01:05|December 3, 2026|Thursday|2026-12-03|01:05 +08:00")
+    assert macros_replace("{{time_UTC-5}}", {TIME_ZONE: "Asia/Shanghai"}, now=instant) == "12:05 PM"
+
+
+@pytest.mark.parametrize("zone", ["Mars/Olympus", "../../etc/passwd", "/etc/localtime", "America",
+                                  "leapseconds", "Asia/" + "x" * 100, ""])
+def test_a_time_zone_that_is_none_is_ignored(zone):
+    assert macros_replace("{{isotime}} {{date}}", {TIME_ZONE: zone}, now=NOW) == (
+        "15:04 November 23, 2026")
 
 
 def test_random_picks_one_of_the_choices_in_either_syntax():
