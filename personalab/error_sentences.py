@@ -39,6 +39,7 @@ SENTENCES = (
     gettext_noop("String should match pattern '%(pattern)s'"),
     gettext_noop("Value error, %(reason)s"),
     gettext_noop("unknown field: nothing would store it"),
+    gettext_noop("not a known time zone"),
     gettext_noop("invalid request"),
     # the API's own refusals and personalab/lib's
     gettext_noop("log in or send 'Authorization: Bearer <token>'"),

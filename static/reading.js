@@ -3,6 +3,8 @@
 // in a reading form (templates/_reading.html: the settings page, the chat's drawer) is saved
 // through /api/v1/reading and applied at once to <body>'s data-reading-* attributes, which
 // static/app.css reads; no reload, and the conversation keeps its place.
+// The browser's time zone is kept with them when it is not the one kept: {{time}}, {{date}}
+// and the other clock macros of the account's chats (prompt and page) read it.
 import {api, refusal} from "./rest.js";
 
 const page = document.body;
@@ -48,3 +50,22 @@ for (const form of forms) {
   });
   form.addEventListener("submit", (e) => e.preventDefault());
 }
+
+async function timeZoneKeep() {
+  const url = page.dataset.readingUrl;
+  let zone = "";
+  try {
+    zone = Intl.DateTimeFormat().resolvedOptions().timeZone || "";
+  } catch (error) {
+    return;
+  }
+  if (!url || !zone || zone === page.dataset.readingTimeZone) return;
+  if (sessionStorage.getItem("time-zone-refused") === zone) return;
+  // A zone the server does not know is refused (400): the server's clock is used, no message,
+  // and it is not asked again on every page of this tab.
+  const r = await api("PUT", url, {time_zone: zone});
+  if (r.ok) page.dataset.readingTimeZone = zone;
+  else if (r.status === 400) sessionStorage.setItem("time-zone-refused", zone);
+}
+
+timeZoneKeep();

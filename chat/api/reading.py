@@ -1,5 +1,6 @@
 """`/api/v1/reading`: how your chats read (text size, chat width, message style, times and
-message numbers, colours, accent colour and font), per account; the chat page, the history and the settings page apply it."""
+message numbers, colours, accent colour, font, time zone), per account; the chat page, the
+history and the settings page apply it."""
 
 from __future__ import annotations
 
@@ -7,7 +8,7 @@ from typing import Literal
 
 from django.http import HttpRequest
 from ninja import Router, Schema
-from pydantic import Field, StrictBool
+from pydantic import Field, StrictBool, field_validator
 
 from chat.services.reading import reading_settings_read, reading_settings_update
 from personalab.lib.body_fields import ClosedBody
@@ -19,6 +20,7 @@ from personalab.lib.reading import (
     TEXT_SIZES,
     THEMES,
 )
+from personalab.lib.time_zones import MAX_ZONE_CHARS, zone_named
 from personalab.storage import get_store
 
 router = Router(tags=["reading"])
@@ -46,6 +48,18 @@ class ReadingIn(ClosedBody):
         None, pattern=ACCENT_PATTERN,
         description='your own accent colour, "#rrggbb", or "" for the theme\'s; the pages keep text and '
                     "lines drawn in it readable (a darker or lighter shade where needed)")
+    time_zone: str | None = Field(
+        None, max_length=MAX_ZONE_CHARS,
+        description='your time zone\'s IANA name ("Asia/Shanghai"), or "" for the server\'s: '
+                    "{{time}}, {{date}} and the other clock macros read it; the chat page sends "
+                    "the browser's")
+
+    @field_validator("time_zone")
+    @classmethod
+    def _zone_known(cls, value: str | None) -> str | None:
+        if value and zone_named(value) is None:
+            raise ValueError("not a known time zone")
+        return value
 
 
 class ReadingOut(Schema):
@@ -57,6 +71,7 @@ class ReadingOut(Schema):
     theme: Theme
     font: Font
     accent: str
+    time_zone: str
 
 
 @router.get("/reading", response=ReadingOut)

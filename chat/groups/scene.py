@@ -8,7 +8,7 @@ from typing import Any
 
 from chat.groups.cards import card_join_settings
 from chat.groups.prompt import members_block, unnamed_lines_by
-from chat.play.macros import macro_values_for, own_macro_speakers
+from chat.play.macros import macro_values_for, own_macro_speakers, player_time_zone
 from library.selectors import character_for_chat_optional
 from memory.selectors import member_presence
 from personalab.lib.filestore.store import FileStore
@@ -39,7 +39,8 @@ def lines_with_own_macros(store: FileStore, *, state: dict[str, Any],
                           persona: dict[str, Any]) -> list[dict[str, Any]]:
     """`lines` with other members' lines read with their own {{char}}: the pipeline fills in
     the speaker's values, which would make Bob's greeting say Ann's name when Ann speaks."""
-    values = LineMacros(macro_values_for(character=character, persona=persona, lines=[]),
+    values = LineMacros(macro_values_for(character=character, persona=persona, lines=[],
+                                         time_zone=player_time_zone(store, state=state)),
                         _members_values(store, state, lines, besides=speaker_id))
     return [{**line, "content": line_macros_replace(line, values)}
             if line.get("speaker") in values.by_speaker and line.get("role") == "assistant"

@@ -26,7 +26,13 @@ from chat.history_manager.base import reply_versions
 from chat.import_export.chat_formats import SHOWN_SWIPE
 from chat.play.first_included import MACRO, first_included_keep, first_included_read
 from chat.play.lore import lore_for_turn, persona_depth_blocks
-from chat.play.macros import chat_pick_seed, macro_values_for, model_current, player_macro_values
+from chat.play.macros import (
+    chat_pick_seed,
+    macro_values_for,
+    model_current,
+    player_macro_values,
+    player_time_zone,
+)
 from chat.play.memory import recall_shown_as, speaker_id, turn_director, turn_recall
 from chat.play.regex_scripts import turn_regex, user_input_regexed
 from chat.play.story_choice import (
@@ -425,7 +431,9 @@ def _prompt_inputs(store: FileStore, ctx: TurnContext, director: dict | None,
     depth_prompt = [card.depth_prompt] if card.depth_prompt else []
     macros = macro_values_for(character=ctx.character, persona=persona, lines=ctx.lines[:-1],
                               scenario_override=ctx.instance_state.get("scenario_override"),
-                              chat_id=ctx.pick_chat) | {"model": model_current(store),
+                              chat_id=ctx.pick_chat,
+                              time_zone=player_time_zone(store, state=ctx.instance_state)
+                              ) | {"model": model_current(store),
                                                           MACRO: ctx.first_included}
     if ctx.redo == "regenerate":  # SillyTavern: the swipe being made, after the kept ones
         macros["currentSwipeId"] = macros["lastSwipeId"] = str(

@@ -19,6 +19,7 @@ from chat.groups.members import is_group
 from chat.groups.speakers import Pick
 from chat.play import context as turn_context
 from chat.play.aside import until_stopped
+from chat.play.macros import player_time_zone
 from chat.play.prompt_refusal import prompt_refusal_said
 from chat.play.reply_limit import pieces_capped
 from chat.play.turn import Emit, TurnRefused, instance_locked
@@ -101,7 +102,8 @@ def impersonate_plan(store: FileStore, *, instance_id: str) -> ImpersonatePlan:
     instruction = macros_replace(
         impersonation_instruction(store, locale=locale, state=state),
         turn_context.macro_values_for(character=ctx.character, persona=persona,
-                                      lines=ctx.lines))
+                                      lines=ctx.lines,
+                                      time_zone=player_time_zone(store, state=state)))
     return ImpersonatePlan(
         messages=[*prepared.prompt.messages,
                   *([{"role": "system", "content": instruction}] if instruction.strip() else [])],

@@ -13,7 +13,7 @@ from typing import Any
 from chat.groups.cards import card_join_for_turn, cards_joined
 from chat.groups.members import is_group, members_of
 from chat.play.first_included import MACRO as FIRST_INCLUDED_MACRO
-from chat.play.macros import macro_values_for
+from chat.play.macros import macro_values_for, player_time_zone
 from chat.play.turn_records import TurnContext
 from chat.prompt.card_fields import CardFields, card_fields_read, scenario_overridden
 from chat.prompt.variables import lore_rng
@@ -52,7 +52,8 @@ def lore_for_turn(store: FileStore, ctx: TurnContext, window: ContextWindow) -> 
         session = _session_lines(store, ctx)
         override = ctx.instance_state.get("scenario_override")
         values = macro_values_for(character=ctx.character, persona=persona, lines=ctx.lines[:-1],
-                                  scenario_override=override, chat_id=ctx.pick_chat) | {
+                                  scenario_override=override, chat_id=ctx.pick_chat,
+                                  time_zone=player_time_zone(store, state=ctx.instance_state)) | {
                                       FIRST_INCLUDED_MACRO: ctx.first_included}
         # As the prompt sends them: SillyTavern stores a player's message with its macros
         # filled in ("I hug {{char}}" is "I hug Pia"), and scans what it stored.

@@ -9,6 +9,7 @@ from typing import Any
 
 from chat.groups.members import is_group
 from chat.history_manager.base import VERSION_KEYS
+from chat.services.reading import reading_time_zone
 from library.selectors import ChatCharacters, persona_effective
 from personalab.lib.filestore.store import FileStore
 from personalab.lib.line_macros import (
@@ -20,7 +21,7 @@ from personalab.lib.line_macros import (
 )
 from personalab.lib.llm_providers import model_named
 from personalab.lib.macro_variables import variables_as_text
-from personalab.lib.macros import PICK_SEED, idle_duration_text, macros_replace
+from personalab.lib.macros import PICK_SEED, TIME_ZONE, idle_duration_text, macros_replace
 from personalab.lib.participants import member_ids
 from personalab.lib.st_random import st_string_hash
 from personalab.llm_config import llm_settings_from_env
@@ -31,13 +32,15 @@ CARD_FIELD_MACROS = ("description", "personality", "scenario", "persona", "charP
 
 def macro_values_for(*, character: dict[str, Any], persona: dict[str, Any],
                      lines: list[dict[str, Any]], scenario_override: Any = None,
-                     chat_id: str = "") -> dict[str, str]:
+                     chat_id: str = "", time_zone: str = "") -> dict[str, str]:
     """What the macros of card text, lore and messages stand for (prompt and page alike);
     `persona`: persona_effective's answer (`{{user}}` is its name, `{{persona}}` its text);
     `scenario_override`: the story's, {{scenario}} in place of the card's (as SillyTavern);
-    `chat_id`: the chat whose {{pick}} the card, lore and notes make (each chat its own)."""
+    `chat_id`: the chat whose {{pick}} the card, lore and notes make (each chat its own);
+    `time_zone`: the player's (player_time_zone), which {{time}}, {{date}}... read."""
     values = {"user": persona.get("name") or "User", "persona": persona.get("description") or "",
-              **character_macro_values(character), **({PICK_SEED: chat_id} if chat_id else {})}
+              **character_macro_values(character), **({PICK_SEED: chat_id} if chat_id else {}),
+              **({TIME_ZONE: time_zone} if time_zone else {})}
     if isinstance(scenario_override, str) and scenario_override.strip():
         values["scenario"] = scenario_override.strip()
     # A hidden message is a system one in SillyTavern, which getTimeSinceLastMessage skips.
@@ -61,6 +64,12 @@ def macro_values_for(*, character: dict[str, Any], persona: dict[str, Any],
     if isinstance(examples, str) and examples.strip():
         values["mesExamples"] = macros_replace(examples.strip(), names).replace("\r", "")
     return {k: v for k, v in values.items() if isinstance(v, str)}
+
+
+def player_time_zone(store: FileStore, *, state: dict[str, Any]) -> str:
+    """The time zone the chat's owner's browser reported ("" the server's), as SillyTavern's
+    clock macros read the browser's clock."""
+    return reading_time_zone(store, username=state.get("owner"))
 
 
 def model_current(store: FileStore) -> str:
@@ -101,7 +110,8 @@ def page_macro_values(store: FileStore, *, state: dict[str, Any], lines: list[di
                                 persona_id=state.get("persona_id"))
     characters = characters or ChatCharacters(store, state=state)
     character = characters.optional(state.get("character_id"))
-    return LineMacros(macro_values_for(character=character, persona=persona, lines=lines),
+    return LineMacros(macro_values_for(character=character, persona=persona, lines=lines,
+                                       time_zone=player_time_zone(store, state=state)),
                       {member: character_macro_values(characters.optional(member))
                        for member in own_macro_speakers(state, lines,
                                                         besides=state.get("character_id"))})
@@ -128,7 +138,8 @@ def player_macro_values(store: FileStore, *, state: dict[str, Any], character: d
     {{lastMessage}} is the line it answers; `earlier`: the session's messages before them)."""
     persona = persona_effective(store, owner=state.get("owner"), persona_id=state.get("persona_id"))
     values = macro_values_for(character=character, persona=persona, lines=lines,
-                              scenario_override=state.get("scenario_override"), chat_id=chat_id)
+                              scenario_override=state.get("scenario_override"), chat_id=chat_id,
+                              time_zone=player_time_zone(store, state=state))
     group = ", ".join(member_names or []) or values.get("char", "")
     values = {**values, "group": group, "charIfNotGroup": group}
     if is_group(state):  # each member's greeting and replies are read with its own {{char}}

@@ -11,7 +11,7 @@ from typing import Any
 from chat.groups.members import is_group, members_of
 from chat.groups.prompt import lines_for_speaker, unnamed_lines_by
 from chat.groups.scene import recall_macros, unnamed_name
-from chat.play.macros import macro_values_for
+from chat.play.macros import macro_values_for, player_time_zone
 from chat.play.turn_records import TurnContext
 from chat.prompt.recall_section import (
     RecallSection,
@@ -108,7 +108,8 @@ def _recall_values(store: FileStore, ctx: TurnContext) -> Mapping[str, str]:
     {{char}}."""
     values = macro_values_for(character=ctx.character, lines=[], persona=persona_effective(
         store, owner=ctx.instance_state.get("owner"),
-        persona_id=ctx.instance_state.get("persona_id")))
+        persona_id=ctx.instance_state.get("persona_id")),
+        time_zone=player_time_zone(store, state=ctx.instance_state))
     if is_group(ctx.instance_state):
         values = recall_macros(store, state=ctx.instance_state, lines=ctx.lines, macros=values,
                                member_names=tuple(m.name for m in members_of(

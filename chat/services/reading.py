@@ -29,3 +29,12 @@ def reading_settings_update(store: FileStore, *, user, changes: dict[str, Any]) 
 
     store.module_update("reading", updated)
     return result
+
+
+def reading_time_zone(store: FileStore, *, username: object) -> str:
+    """The IANA name of the time zone the account's browser reported, "" when none is kept (or
+    a kept one is no zone): the clock macros of that account's chats read it."""
+    accounts = store.module_read("reading").get("accounts")
+    if not isinstance(username, str) or not isinstance(accounts, dict):
+        return ""
+    return str(reading_whole(accounts.get(username))["time_zone"])

@@ -1,5 +1,6 @@
 """How an account's chats read: text size, chat width on a wide screen, message style,
-times and message numbers shown or not, colour theme and the messages' font (SillyTavern's "User Settings → UI theme", the few
+times and message numbers shown or not, colour theme, the messages' font and the player's time
+zone (SillyTavern's "User Settings → UI theme", the few
 that matter for an evening of reading). Framework-free: the values, their defaults, and the
 stored settings made whole."""
 
@@ -7,6 +8,8 @@ from __future__ import annotations
 
 import re
 from typing import Any
+
+from personalab.lib.time_zones import zone_named
 
 # Each value is one CSS rule set (static/app.css, `html[data-reading-*]`): a choice, not a
 # number, since the page's Content-Security-Policy refuses inline styles.
@@ -23,6 +26,7 @@ ACCENT_PATTERN = r"^(#[0-9a-fA-F]{6})?$"
 READING_DEFAULTS: dict[str, Any] = {
     "text_size": "100", "chat_width": "full", "message_style": "bubbles",
     "timestamps": True, "message_numbers": False, "theme": "default", "font": "sans", "accent": "",
+    "time_zone": "",
 }
 _CHOICES = {"text_size": TEXT_SIZES, "chat_width": CHAT_WIDTHS, "message_style": MESSAGE_STYLES,
             "theme": THEMES, "font": FONTS}
@@ -31,6 +35,8 @@ _CHOICES = {"text_size": TEXT_SIZES, "chat_width": CHAT_WIDTHS, "message_style":
 def _valid(key: str, value: Any) -> bool:
     if key == "accent":
         return isinstance(value, str) and re.fullmatch(ACCENT_PATTERN, value) is not None
+    if key == "time_zone":  # the browser's IANA zone, for the clock macros; "" the server's
+        return value == "" or zone_named(value) is not None
     return value in _CHOICES[key] if key in _CHOICES else isinstance(value, bool)
 
 

@@ -26,7 +26,7 @@ def test_reading_settings_start_at_their_defaults(call, alice, store):
     assert got.status_code == 200
     assert got.json() == {"text_size": "100", "chat_width": "full", "message_style": "bubbles",
                           "timestamps": True, "message_numbers": False, "theme": "default",
-                          "font": "sans", "accent": ""}
+                          "font": "sans", "accent": "", "time_zone": ""}
 
 
 def test_a_change_keeps_the_other_settings_and_is_the_accounts_own(call, alice, bob, store):
@@ -36,7 +36,7 @@ def test_a_change_keeps_the_other_settings_and_is_the_accounts_own(call, alice, 
     assert changed.json() == {"text_size": "130", "chat_width": "full",
                               "message_style": "document", "timestamps": False,
                               "message_numbers": False, "theme": "default", "font": "sans",
-                              "accent": ""}
+                              "accent": "", "time_zone": ""}
     assert call(alice, "get", "/api/v1/reading").json()["text_size"] == "130"
     assert call(bob, "get", "/api/v1/reading").json()["text_size"] == "100"
 
@@ -49,6 +49,9 @@ def test_a_change_keeps_the_other_settings_and_is_the_accounts_own(call, alice, 
     ({"font": "https://fonts.example/a.woff2"}, "font"),
     ({"accent": "red"}, "accent"), ({"accent": "#fff"}, "accent"), ({"accent": "#12345g"}, "accent"),
     ({"accent": "#123456; background:url(x)"}, "accent"), ({"accent": 0x123456}, "accent"),
+    ({"time_zone": "Mars/Olympus"}, "time_zone"), ({"time_zone": "../../etc/passwd"}, "time_zone"),
+    ({"time_zone": "America"}, "time_zone"), ({"time_zone": "Asia/" + "x" * 80}, "time_zone"),
+    ({"time_zone": 8}, "time_zone"),
 ])
 def test_a_wrong_value_is_refused_naming_it_and_nothing_is_saved(call, alice, store, body, field):
     refused = call(alice, "put", "/api/v1/reading", {"message_style": "flat", **body})
@@ -57,11 +60,27 @@ def test_a_wrong_value_is_refused_naming_it_and_nothing_is_saved(call, alice, st
     assert call(alice, "get", "/api/v1/reading").json()["message_style"] == "bubbles"
 
 
+def test_the_browsers_time_zone_is_kept_and_can_be_emptied(call, alice, store):
+    kept = call(alice, "put", "/api/v1/reading", {"time_zone": "Asia/Shanghai"})
+    assert kept.status_code == 200 and kept.json()["time_zone"] == "Asia/Shanghai"
+    assert call(alice, "put", "/api/v1/reading", {"time_zone": ""}).json()["time_zone"] == ""
+
+
+def test_an_unknown_time_zone_is_refused_in_the_readers_language(client, alice, store):
+    refused = client.put("/api/v1/reading", data=json.dumps({"time_zone": "Mars/Olympus"}),
+                         content_type="application/json", HTTP_ACCEPT_LANGUAGE="zh-hans",
+                         HTTP_AUTHORIZATION=f"Bearer {ApiToken.issue(alice)}")
+    assert refused.status_code == 400
+    assert "不是已知的时区" in refused.json()["error"]["fields"]["time_zone"]
+
+
 def test_a_value_edited_by_hand_into_the_file_reads_as_its_default(call, alice, store):
     store.module_write("reading", {"accounts": {"alice": {"text_size": "999",
-                                                          "message_numbers": True}}})
+                                                          "message_numbers": True,
+                                                          "time_zone": "Mars/Olympus"}}})
     got = call(alice, "get", "/api/v1/reading").json()
     assert got["text_size"] == "100" and got["message_numbers"] is True
+    assert got["time_zone"] == ""
 
 
 def test_the_pages_carry_the_accounts_reading_settings(call, alice, alice_client, instance):

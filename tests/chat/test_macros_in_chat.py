@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from datetime import UTC, datetime
+
 import pytest
 
 from chat.play.macros import imported_chat_variables
@@ -11,6 +13,7 @@ from chat.prompt.variables import macro_values
 from chat.prompt.window import ContextWindow
 from chat.services.instances import instance_create
 from library.character_services import character_save
+from personalab.lib import macros as macros_module
 from personalab.lib.macros import macros_replace
 from tests.conftest import MACRO_GREETING
 
@@ -112,3 +115,51 @@ def test_max_prompt_is_the_context_less_the_reply():
                           director=None, recalled=[],
                           window=ContextWindow(tokens=8192, reply=1024, source="setting"))
     assert macros_replace("{{maxPrompt}}", macro_values(inputs)) == "7168"
+
+
+INSTANT = datetime(2026, 12, 2, 17, 5, tzinfo=UTC)  # 1:05 AM on December 3 in Shanghai
+
+
+class _Frozen(datetime):
+    @classmethod
+    def now(cls, tz=None):
+        return INSTANT.astimezone(tz) if tz else INSTANT.astimezone().replace(tzinfo=None)
+
+
+@pytest.fixture
+def clocked(store, alice, background, monkeypatch):
+    monkeypatch.setattr(macros_module, "datetime", _Frozen)
+    character_id = character_save(store, data={
+        "name": "Alserqi", "base_persona": "{{char}} reads {{isotime}} on {{date}}.",
+        "greeting": "Hi.", "card": {"spec": "chara_card_v3", "spec_version": "3.0",
+                                    "data": {"name": "Alserqi", "first_mes": "Hi."}}})
+    return instance_create(store, owner=alice, character_id=character_id,
+                           background_id=background)
+
+
+def _zone_keep(store, zone):
+    store.module_write("reading", {"accounts": {"alice": {"time_zone": zone}}})
+
+
+async def test_a_players_clock_macros_read_the_time_zone_their_browser_reported(
+        store, clocked, use_stub):
+    async def emit(event):
+        pass
+
+    _zone_keep(store, "Asia/Shanghai")
+    await turn_run(store, instance_id=clocked, user_text="it is {{time}}", emit=emit)
+    sent = use_stub.requests[-1]["messages"]
+    assert "Alserqi reads 01:05 on December 3, 2026." in sent[0]["content"]
+    assert sent[-1] == {"role": "user", "content": "it is 1:05 AM"}
+
+
+async def test_a_kept_zone_that_is_none_leaves_the_servers_clock(store, clocked, use_stub):
+    async def emit(event):
+        pass
+
+    _zone_keep(store, "Mars/Olympus")
+    await turn_run(store, instance_id=clocked, user_text="it is {{isotime}}", emit=emit)
+    server = INSTANT.astimezone()
+    sent = use_stub.requests[-1]["messages"]
+    assert f"Alserqi reads {server:%H:%M} on {server:%B} {server.day}" in sent[0]["content"]
+    assert sent[-1] == {"role": "user", "content": f"it is {server:%H:%M}"}
