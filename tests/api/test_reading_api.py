@@ -94,6 +94,17 @@ def test_the_pages_carry_the_accounts_reading_settings(call, alice, alice_client
         assert attribute in page
 
 
+def test_the_pages_carry_the_kept_time_zone_for_the_browser_to_compare(call, alice, alice_client,
+                                                                      client, instance):
+    call(alice, "put", "/api/v1/reading", {"time_zone": "Asia/Shanghai"})
+    page = alice_client.get(f"/instances/{instance}/").content.decode()
+    assert 'data-reading-time-zone="Asia/Shanghai"' in page
+    assert 'data-reading-url="/api/v1/reading"' in page
+    client.logout()  # a page without an account has no zone to keep
+    login = client.get("/login/")
+    assert login.status_code == 200 and "data-reading-time-zone" not in login.content.decode()
+
+
 def test_a_theme_and_a_font_are_kept_and_carried_by_the_pages(call, alice, alice_client,
                                                               instance):
     changed = call(alice, "put", "/api/v1/reading", {"theme": "night", "font": "serif"})
