@@ -49,9 +49,8 @@ def test_a_change_keeps_the_other_settings_and_is_the_accounts_own(call, alice, 
     ({"font": "https://fonts.example/a.woff2"}, "font"),
     ({"accent": "red"}, "accent"), ({"accent": "#fff"}, "accent"), ({"accent": "#12345g"}, "accent"),
     ({"accent": "#123456; background:url(x)"}, "accent"), ({"accent": 0x123456}, "accent"),
-    ({"time_zone": "Mars/Olympus"}, "time_zone"), ({"time_zone": "../../etc/passwd"}, "time_zone"),
-    ({"time_zone": "America"}, "time_zone"), ({"time_zone": "Asia/" + "x" * 80}, "time_zone"),
-    ({"time_zone": 8}, "time_zone"),
+    # tests/lib/test_macros.py tries more names that are no zone (a folder, too long)
+    ({"time_zone": "../../etc/passwd"}, "time_zone"), ({"time_zone": 8}, "time_zone"),
 ])
 def test_a_wrong_value_is_refused_naming_it_and_nothing_is_saved(call, alice, store, body, field):
     refused = call(alice, "put", "/api/v1/reading", {"message_style": "flat", **body})
