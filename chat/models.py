@@ -56,6 +56,9 @@ class Trace(models.Model):
     session_id = models.CharField(_("session id"), max_length=64)
     turn = models.PositiveIntegerField(_("turn"), default=0)
     created_at = models.CharField(_("created at"), max_length=40, blank=True)
+    # The point of a reply's marker the director did not take because the beat was held (its
+    # trace's director_result.held_marker): the chat page draws that badge as not taken.
+    held_point = models.PositiveIntegerField(_("held marker's point"), null=True, blank=True)
 
     class Meta:
         ordering = ["-created_at"]

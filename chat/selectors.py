@@ -10,6 +10,7 @@ from django.urls import reverse
 
 from chat.groups.members import is_group, member_ids, members_of, members_title
 from chat.history_manager.base import line_fingerprint
+from chat.models import Trace
 from chat.play.macros import page_macro_values
 from chat.play.regex_scripts import line_display_for
 from library.avatars import avatar_file
@@ -52,6 +53,8 @@ class MessageItem:
     index: int
     fingerprint: str
     is_last_reply: bool
+    # The point of this reply's marker the director did not take (the beat was held).
+    held_point: int | None = None
 
 
 @dataclass
@@ -89,8 +92,22 @@ def chat_messages_window(read: SessionRead, *, before: int | None = None,
                          is_last_reply=base + i == last_reply
                          and lines[i].get("role") == "assistant")
              for i in reversed(picked)]
+    _held_points_add(items)
     older = index >= 0 and picked
     return MessageWindow(items=items, older_before=base + picked[-1] if older else None)
+
+
+def _held_points_add(items: list[MessageItem]) -> None:
+    """Each reply whose marker a held beat kept from the story learns which point it named:
+    one query, for the replies that carry a marker."""
+    traced = {str(item.line.get("trace_id")): item for item in items
+              if item.line.get("role") == "assistant" and item.line.get("trace_id")
+              and "[PROGRESS:" in str(item.line.get("content") or "")}
+    if not traced:
+        return
+    rows = Trace.objects.filter(trace_id__in=list(traced), held_point__isnull=False)
+    for trace_id, point in rows.values_list("trace_id", "held_point"):
+        traced[trace_id].held_point = point
 
 
 def chat_message_item(read: SessionRead, *, index: int) -> MessageItem:

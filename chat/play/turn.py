@@ -523,7 +523,9 @@ def _reply_settle(store: FileStore, ctx: TurnContext,
                                                       provider=provider, created_at=created_at)),
                  "warnings": prepared.warnings, "reply": record,
                  "director_result": director_report, "timings": timings}
-        _trace_save(store, ctx.instance_id, trace_id, trace, index=not indexed)
+        # A held marker is a field of the row (the chat page draws its badge as not taken).
+        _trace_save(store, ctx.instance_id, trace_id, trace,
+                    index=not indexed or "held_marker" in director_report)
     finally:
         if writing is not None:
             writing.result()
@@ -533,7 +535,7 @@ def _reply_settle(store: FileStore, ctx: TurnContext,
 def _trace_save(store: FileStore, instance_id: str, trace_id: str,
                 trace: dict[str, Any], *, index: bool = True) -> None:
     """The finished trace (`finished_at`), atomically in place of the one written as the
-    request went out; `index`: its row too (the row's fields do not change in a turn)."""
+    request went out; `index`: its row too (only a held marker changes a row's fields in a turn)."""
     trace["finished_at"] = utc_now()
     store.trace_write(instance_id, trace_id, trace)
     if not index:

@@ -68,9 +68,17 @@ def trace_index(store: FileStore, instance_id: str, trace_id: str, *,
     Trace.objects.bulk_create(
         [Trace(trace_id=trace_id, instance_id=instance_id,
                session_id=trace.get("session_id", ""), turn=trace.get("turn") or 0,
-               created_at=trace.get("created_at", ""))],
+               created_at=trace.get("created_at", ""), held_point=trace_held_point(trace))],
         update_conflicts=True, unique_fields=["trace_id"],
-        update_fields=["instance", "session_id", "turn", "created_at"])
+        update_fields=["instance", "session_id", "turn", "created_at", "held_point"])
+
+
+def trace_held_point(trace: dict[str, Any]) -> int | None:
+    """The point of the reply's marker a held beat kept the director from taking, or None."""
+    report = trace.get("director_result")
+    held = report.get("held_marker") if isinstance(report, dict) else None
+    index = held.get("index") if isinstance(held, dict) else None
+    return index if isinstance(index, int) and not isinstance(index, bool) and index > 0 else None
 
 
 def instances_index_catch_up(store: FileStore) -> list[str]:

@@ -56,7 +56,27 @@ function statusWord(status) {
   return (words && key && words.dataset[key]) || status;
 }
 
-function markdownHtml(raw) {
+// A reply's marker the director did not take because the beat was held (the server says which
+// point: the message's data-held-point, from its trace) is drawn as not taken, in words too.
+function heldMark(box, point) {
+  const words = document.getElementById("plot-words");
+  for (const badge of box.querySelectorAll(".progress-badge")) {
+    if (!badge.textContent.startsWith(`◆ ${point} ·`)) continue;
+    badge.classList.add("progress-held");
+    const said = (words && words.dataset.held) || "held: not taken";
+    badge.title = `${(words && words.dataset.heldTitle) || said} ${badge.title}`;
+    const anchor = box.ownerDocument.createElement("span");
+    anchor.setAttribute("aria-hidden", "true");
+    anchor.textContent = "⚓ ";
+    const hidden = box.ownerDocument.createElement("span");
+    hidden.className = "visually-hidden";
+    hidden.textContent = ` (${said})`;
+    badge.prepend(anchor);
+    badge.append(hidden);
+  }
+}
+
+function markdownHtml(raw, heldPoint) {
   // The marker stays verbatim in the file; on screen it becomes a small badge.
   const withBadges = raw.replace(PROGRESS, (all, point, status) =>
     `<span class="progress-badge" title="${escapeHtml(all)}">◆ ${escapeHtml(point)} · ${escapeHtml(statusWord(status))}</span>`);
@@ -72,6 +92,7 @@ function markdownHtml(raw) {
   imagesAsLinks(box);
   window.DOMPurify.sanitize(box, {...PURIFY, IN_PLACE: true});
   classesKept(box);
+  if (heldPoint) heldMark(box, heldPoint);
   return box.innerHTML;
 }
 
@@ -80,7 +101,8 @@ function markdownHtml(raw) {
 export function renderText(el, raw) {
   el.setAttribute("hx-disable", "");
   el.dataset.raw = raw;
-  el.innerHTML = markdownHtml(raw);
+  const message = el.classList.contains("text") && el.closest("[data-held-point]");
+  el.innerHTML = markdownHtml(raw, message && message.dataset.heldPoint);
   el.dataset.rendered = "1";
 }
 

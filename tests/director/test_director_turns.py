@@ -194,3 +194,6 @@ async def test_a_held_beat_stays_in_the_prompt_and_the_trace_shows_the_held_mark
     await asyncio.to_thread(client.force_login, alice)
     page = (await asyncio.to_thread(client.get, f"/traces/{result.trace_id}/")).content.decode()
     assert 'data-testid="director-held-marker"' in page and 'data-testid="director-held"' in page
+    # The chat page tells its badge the marker was not taken (static/chat/render.js draws it so).
+    chat = (await asyncio.to_thread(client.get, f"/instances/{instance}/")).content.decode()
+    assert chat.count('data-held-point="4"') == 1 and 'data-held="held: not taken"' in chat
