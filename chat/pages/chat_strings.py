@@ -75,6 +75,7 @@ def chat_page_strings() -> dict[str, Any]:
         "sectionNames": section_names(),
         "sectionTokens": gettext("%(name)s: %(tokens)s tokens"),
         "promptTokens": gettext("%(total)s / %(limit)s tokens"),
+        "promptNextTurn": gettext("This conversation's prompt is measured at its next turn."),
         "worldInfoEntry": gettext("World info entry"),
         "promptBlock": gettext("Prompt block: %(name)s"),
         **_info_strings(),

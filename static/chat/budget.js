@@ -58,11 +58,18 @@ function sectionName(name) {
 const count = (n) => Number(n).toLocaleString(document.documentElement.lang || undefined);
 
 export async function budgetShow(traceId) {
-  if (!traceId) return;
+  if (!traceId) { budgetUnmeasured(); return; }
   // The light form: the bar needs the sections' tokens, not the messages sent.
   const response = await fetch(`${url("traceUrl", {trace: traceId})}?fields=sections`);
   if (!response.ok) return;
   const trace = await response.json();
+  // The newest reply shown was written in another conversation (the lines a summarize or a
+  // branch carried over): its prompt is not this one's, which is measured at its next turn.
+  const shown = document.getElementById("messages");
+  if (shown && shown.dataset.session && trace.session_id !== shown.dataset.session) {
+    budgetUnmeasured();
+    return;
+  }
   const bar = document.getElementById("budget");
   const limit = trace.prompt_limit || trace.max_total_tokens || 1;  // the window's, if smaller
   bar.replaceChildren();
@@ -90,6 +97,18 @@ export async function budgetShow(traceId) {
   mini.textContent = share < 1 ? "<1%" : `${Math.round(share)}%`;
   mini.title = label.textContent.trim();
   mini.hidden = false;
+}
+
+// A bar already shown says its figure is gone rather than keep the previous conversation's.
+function budgetUnmeasured() {
+  const wrap = document.getElementById("budget-wrap");
+  if (!wrap || wrap.hidden) return;
+  const bar = document.getElementById("budget");
+  const label = document.createElement("small");
+  label.dataset.testid = "budget-next-turn";
+  label.textContent = S.promptNextTurn;
+  bar.replaceChildren(label);
+  document.getElementById("budget-mini").hidden = true;
 }
 
 export function latestTraceId() {

@@ -1,6 +1,7 @@
 // Summarize / Update memory show their stage and elapsed time; the result (or why it stopped)
 // stays until the player dismisses it, while the page moves to the new session by itself. An
 // imported chat's embedding says how far it is while it is not done.
+import {budgetShow, latestTraceId} from "./budget.js";
 import {S, fill, url} from "./config.js";
 import {reloadFromFile} from "./messages.js";
 import {lockSet, statusSay} from "./socket.js";
@@ -65,9 +66,15 @@ export function memoryWire() {
       took.textContent = ` (${fill(S.took, seconds)})`;
       document.getElementById("memory-result").append(took);
       dismissAdd();
-      reloadFromFile().catch(() => {});
+      budgetAfter();
     }, {once: true});
   });
+}
+
+// The chat as the run left it; after a summarize, the prompt-size bar no longer shows the
+// previous conversation's figure (budget.js).
+function budgetAfter() {
+  reloadFromFile().then(() => budgetShow(latestTraceId())).catch(() => {});
 }
 
 // A summarize or update memory another tab started (or this one before a reload) holds the
@@ -96,7 +103,7 @@ export async function lockFollow() {
     lockSet(false);
     indicator.classList.remove("htmx-request");
     statusSay("");
-    reloadFromFile().catch(() => {});
+    budgetAfter();
   }
 }
 

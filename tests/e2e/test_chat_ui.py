@@ -363,6 +363,10 @@ def test_summarize_shows_its_stage_and_time_and_what_changed(page: Page, server:
     wait_until(page, "s => document.getElementById('messages').dataset.session === s",
                            arg=new_session)
     assert page.locator("#messages .msg.summary").count() == 1  # the page moved on by itself
+    # The bar no longer shows the previous conversation's prompt (the turn copied over keeps
+    # its trace, of conversation 1).
+    page.wait_for_selector("[data-testid=budget-next-turn]", timeout=5000)
+    assert page.locator("#budget .seg").count() == 0
     screenshot_take(page, "29_summarized_1366", full_page=False)
     assert page.js_errors == []
 
