@@ -11,14 +11,16 @@ connection another process cannot see) start with the first large export and are
 ends with the server that started it, even one killed outright (personalab/process_setup.py).
 A chat under IN_SERVER_BELOW bytes is exported in the server: a worker takes 3-12 s to start
 (bench/first_export.py), and a small chat waited that long on a fresh server for an export
-that takes milliseconds.
+that takes milliseconds. A larger one's page starts one worker in the background when it opens
+(`export_worker_warm`), so its export seldom waits for the start; a worker with every server
+start cost each start 1.1 s of CPU and 110 MB whether anything was exported or not.
 """
 
 from __future__ import annotations
 
 import multiprocessing
 import threading
-from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures import Future, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 
 from django.conf import settings
@@ -36,6 +38,7 @@ IN_SERVER_BELOW = 256 << 10
 
 _pool: ProcessPoolExecutor | None = None
 _pool_lock = threading.Lock()
+_warm_asked = False
 
 
 def _exported(instance_id: str, session_id: str, fmt: str,
@@ -57,6 +60,44 @@ def _pool_get() -> ProcessPoolExecutor:
                                         mp_context=multiprocessing.get_context("spawn"),
                                         initializer=worker_start)
         return _pool
+
+
+def _ready() -> None:
+    """In the worker: nothing. Its arrival means Django and this module are imported there."""
+
+
+def _warm(pool: ProcessPoolExecutor) -> None:
+    try:
+        pool.submit(_ready).add_done_callback(lambda done: _warm_failed(pool, done))
+    except (BrokenProcessPool, RuntimeError):  # RuntimeError: the server is stopping
+        _pool_forget(pool)
+
+
+def _warm_failed(pool: ProcessPoolExecutor, done: Future) -> None:
+    if isinstance(done.exception(), BrokenProcessPool):
+        _pool_forget(pool)  # else the next export would be refused by a pool already broken
+
+
+def export_worker_warm(*, instance_id: str, session_id: str) -> None:
+    """When a page offering this chat's export opens: one worker started in the background, if
+    the chat is large enough to be exported in one and none was asked for yet. Returns at once;
+    the start (3-12 s) is paid while the player reads, not by the export."""
+    global _warm_asked
+    if _warm_asked or settings.PERSONALAB_EXPORT_PROCESSES <= 0:
+        return
+    try:
+        if get_store().session_path(instance_id, session_id).stat().st_size < IN_SERVER_BELOW:
+            return
+    except OSError:
+        return
+    with _pool_lock:
+        if _warm_asked or _pool is not None:  # an export already started the workers
+            _warm_asked = True
+            return
+        _warm_asked = True
+    # A thread of its own: starting a spawned process forks and writes its start data.
+    threading.Thread(target=_warm, args=(_pool_get(),), name="export-worker-warm",
+                     daemon=True).start()
 
 
 def _pool_forget(broken: ProcessPoolExecutor) -> None:

@@ -17,6 +17,7 @@ from django.views.decorators.http import require_GET, require_http_methods, requ
 from chat import selectors
 from chat.groups.members import is_group
 from chat.import_export.chat_formats import ChatFormatError
+from chat.import_export.export_process import export_worker_warm
 from chat.import_export.refusal_words import chat_refusal_words
 from chat.inspector.names import (
     LoreNamer,
@@ -265,7 +266,10 @@ def _recap_due_text(store, read) -> str:
 @login_required
 @require_GET
 def instance_page(request: HttpRequest, instance_id: str) -> HttpResponse:
-    return render(request, "chat/instance.html", _chat_context(request, instance_id))
+    context = _chat_context(request, instance_id)
+    # The page offers this chat's export; a large one's worker starts now, not when asked.
+    export_worker_warm(instance_id=instance_id, session_id=context["state"]["current_session_id"])
+    return render(request, "chat/instance.html", context)
 
 
 @login_required
