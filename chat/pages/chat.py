@@ -267,9 +267,11 @@ def _recap_due_text(store, read) -> str:
 @require_GET
 def instance_page(request: HttpRequest, instance_id: str) -> HttpResponse:
     context = _chat_context(request, instance_id)
-    # The page offers this chat's export; a large one's worker starts now, not when asked.
+    page = render(request, "chat/instance.html", context)
+    # The page offers this chat's export; a large one's worker starts now, not when asked,
+    # and after the page is rendered: a starting worker takes a core for seconds.
     export_worker_warm(instance_id=instance_id, session_id=context["state"]["current_session_id"])
-    return render(request, "chat/instance.html", context)
+    return page
 
 
 @login_required
