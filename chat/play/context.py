@@ -22,8 +22,6 @@ from chat.groups.scene import (
     unnamed_name,
 )
 from chat.groups.speakers import Pick
-from chat.history_manager.base import reply_versions
-from chat.import_export.chat_formats import SHOWN_SWIPE
 from chat.play.first_included import MACRO, first_included_keep, first_included_read
 from chat.play.lore import lore_for_turn, persona_depth_blocks
 from chat.play.macros import (
@@ -41,6 +39,7 @@ from chat.play.story_choice import (
     story_choice_for,
     story_context,
 )
+from chat.play.take_back import redo_speaker, reply_take_back
 from chat.play.turn_records import Prepared, TurnContext
 from chat.play.variables import turn_variables_load
 from chat.play.window import turn_window, turn_window_known
@@ -63,7 +62,6 @@ from chat.prompt.template_macros import template_macro_values
 from chat.prompt.templates import TemplateStore, director_words
 from chat.prompt.window import ContextWindow, budgets_windowed, recap_spans
 from chat.prompt.world_info import outlet_macros
-from director.services import plot_state_before_followed
 from library.selectors import (
     background_for_chat,
     character_for_chat,
@@ -87,9 +85,8 @@ from personalab.lib.llm import Provider
 from personalab.lib.llm_providers import provider_for
 from personalab.lib.llm_text import text_trace_note
 from personalab.lib.membership import member_change_recover
-from personalab.lib.participants import member_ids, member_state_read
+from personalab.lib.participants import member_state_read
 from personalab.lib.prompt_language import locale_for_character
-from personalab.lib.store_errors import StoreError
 from personalab.lib.trace_refs import conversation_refer
 from personalab.llm_config import llm_settings_from_env
 
@@ -147,7 +144,7 @@ def context_load(store: FileStore, *, instance_id: str, user_text: str,
     if speaker and not is_group(instance_state) and _said_before(read):
         read = store.session_read(instance_id, session_id, cached=True)
     if (regenerate or continue_reply) and speaker is None:
-        speaker = _redo_speaker(instance_state, read, "regenerate" if regenerate else "continue")
+        speaker = redo_speaker(instance_state, read, "regenerate" if regenerate else "continue")
     speaker_id = speaker.character_id if speaker else instance_state.get("character_id")
     character_state = (member_state_read(store, instance_id, instance_state, speaker_id)
                        if speaker else store.character_state_read(instance_id))
@@ -177,7 +174,7 @@ def context_load(store: FileStore, *, instance_id: str, user_text: str,
         ctx.user_text = next((str(line.get("content", "")) for line in reversed(ctx.lines)
                               if line.get("role")), "")
     elif regenerate or continue_reply:
-        _take_back_last_reply(store, ctx, read, keep_as_alternative=regenerate)
+        reply_take_back(store, ctx, read, keep_as_alternative=regenerate)
     sending = not (redo or trigger)
     if sending:
         ctx.user_text = user_input_regexed(store, ctx, user_text)  # stored as the scripts left it
@@ -265,73 +262,6 @@ def _group_before_weighed(store: FileStore, ctx: TurnContext) -> None:
         _session_whole(store, ctx)
     else:
         ctx.lines_before, ctx.speakers_before = weighed.lines_before, weighed.speakers
-
-
-class RedoRefused(ValueError):
-    """Regenerate / continue cannot redo the last reply (none there, or its speaker left)."""
-
-
-def _redo_speaker(instance_state: dict[str, Any], read: SessionRead, action: str) -> Pick | None:
-    """Regenerate and continue redo the reply of whoever said the last line, not a newly
-    chosen speaker; a reply by a member who has since left cannot be redone."""
-    last = read.lines[-1] if read.lines else {}
-    speaker = last.get("speaker") if last.get("role") == "assistant" else None
-    if not isinstance(speaker, str) or not speaker:
-        return None
-    if speaker not in member_ids(instance_state):
-        raise RedoRefused(f"{last.get('name') or speaker} has left this conversation; "
-                          f"their reply cannot be redone ({action})")
-    if not is_group(instance_state) and speaker == instance_state.get("character_id"):
-        return None
-    return Pick(character_id=speaker, reason=action)
-
-
-def _take_back_last_reply(store: FileStore, ctx: TurnContext, read: SessionRead, *,
-                          keep_as_alternative: bool) -> None:
-    """Regenerate / continue: the last assistant line is replaced by a new streaming line.
-    The replacement is made when the new line starts (AssistantLineWriter with replace_from:
-    one tail change, the old line kept as its backup), so a turn refused before the request
-    leaves the reply where it was."""
-    if not read.lines or read.lines[-1].get("role") != "assistant":
-        raise RedoRefused("there is no reply to regenerate or continue")
-    last = read.lines[-1]
-    previous_user = next((line for line in reversed(read.lines[:-1])
-                          if line.get("role") == "user"), None)
-    if previous_user is None:
-        raise RedoRefused("the last reply has no user message before it")
-    ctx.turn = last.get("turn", read.last_turn)
-    ctx.user_text = previous_user["content"]
-    ctx.lines = list(read.lines[:-1])
-    restored = _plot_state_before(store, ctx.instance_id, ctx.instance_state,
-                                  last.get("trace_id"))
-    if restored is not None:
-        ctx.instance_state["plot_state"] = restored
-        ctx.plot_state_before = copy.deepcopy(restored)
-        store.instance_state_write(ctx.instance_id, ctx.instance_state)
-    if keep_as_alternative:
-        # Every version keeps its place; the new reply comes after them all, as the newest.
-        ctx.reply_extra = {**ctx.reply_extra, "alternatives": reply_versions(last)}
-    else:
-        ctx.continue_from = last.get("content", "")
-        # The same reply goes on: its versions and what an imported chat kept of it (its own
-        # name, date, extra and other fields) stay with it, as SillyTavern's continue keeps them.
-        kept = ("alternatives", "alternative_position", "swipe_info", "carried", "extra",
-                "send_date", "name", SHOWN_SWIPE)
-        ctx.reply_extra.update({k: last[k] for k in kept
-                                if k in last and k not in ctx.reply_extra}, continued=True)
-    ctx.replace_from = read.first_index + len(read.lines) - 1
-    ctx.redo = "regenerate" if keep_as_alternative else "continue"
-
-
-def _plot_state_before(store: FileStore, instance_id: str, state: dict[str, Any],
-                       trace_id: str | None) -> dict | None:
-    if not trace_id:
-        return None
-    try:
-        trace = store.trace_read(instance_id, trace_id)
-    except (StoreError, ValueError):
-        return None
-    return plot_state_before_followed(store, state=state, trace=trace)
 
 
 # --- preparing ---------------------------------------------------------------

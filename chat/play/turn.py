@@ -27,6 +27,7 @@ from chat.play.prompt_refusal import prompt_refusal_said
 from chat.play.recap_roll import recaps_roll
 from chat.play.regex_scripts import reply_regexed, turn_regex
 from chat.play.reply_limit import pieces_capped, truncated_warning
+from chat.play.take_back import RedoRefused
 from chat.play.turn_records import Prepared, TurnContext
 from chat.play.variables import turn_variables_locked, turn_variables_save
 from chat.prompt.window import CONTEXT_TOKENS_DEFAULT
@@ -266,7 +267,7 @@ def _turn_ready(store: FileStore, *, instance_id: str, user_text: str, regenerat
         ctx = turn_context.context_load(
             store, instance_id=instance_id, user_text=user_text, regenerate=regenerate,
             continue_reply=continue_reply, speaker=speaker, trigger=trigger)
-    except turn_context.RedoRefused as exc:
+    except RedoRefused as exc:
         raise TurnRefused(str(exc), code="bad_request", status=400) from None
     except ItemWithheld as exc:
         raise TurnRefused(str(exc), code=exc.code, status=exc.status) from None
