@@ -11,7 +11,9 @@ stretch has left behind since are parsed); the lines that may hold a macro (few,
 by the tally) are weighed again each turn, since a member's card may have changed. What is
 carried is also kept beside the session file (personalab/lib/filestore/kept_tally.py) once it
 covers lines enough, so a new process's first round goes on from there instead of parsing
-every older line again for each speaker (bench/long_chat.py --restart).
+every older line again for each speaker (bench/long_chat.py --restart). A tally that starts far
+back (the first round in the process that imported the chat) is made for each unmuted member in
+the one pass over the lines, so the round's later speakers go on from there.
 """
 
 from __future__ import annotations
@@ -27,8 +29,10 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from chat.groups.members import members_of
 from chat.groups.prompt import lines_for_speaker, unnamed_lines_by
 from chat.groups.scene import lines_with_own_macros, unnamed_name
+from library.selectors import character_for_chat
 from personalab.lib.filestore.kept_tally import kept_tallies_read, kept_tally_write
 from personalab.lib.filestore.session_read import LinesBefore
 from personalab.lib.filestore.store import FileStore
@@ -69,57 +73,103 @@ class GroupBefore:
     speakers: frozenset[str]  # whose replies lie before the stretch (their own macros)
 
 
+@dataclass(frozen=True)
+class SpeakerView:
+    """How one speaker's prompt shows the lines: `shown`, and everything it depends on for a
+    line without a macro (`key`: the speaker, the names it falls back on)."""
+    shown: Shown
+    key: tuple[Any, ...]
+
+
+@dataclass(frozen=True)
+class _Found:
+    whole_key: tuple[Any, ...]
+    kept_key: Callable[[], str]
+    shown: Shown
+    held: _Held
+
+
 def group_lines_before(source: Any, before: LinesBefore, *, shown: Shown,
-                       key: tuple[Any, ...]) -> GroupBefore | None:
+                       key: tuple[Any, ...],
+                       others: Callable[[], list[SpeakerView]] = list) -> GroupBefore | None:
     """`before` (the lines at positions [0, len(source)) of `source`, a
     session_stretch.LinesSource) with its messages' tokens counted as `shown` (what the prompt
     makes of a list of lines for this speaker, its macros filled as the prompt fills them)
     shows them. `key`: everything `shown` depends on for a line without a macro (the speaker,
-    the names it falls back on). None: the file no longer holds what was read."""
+    the names it falls back on). `others`: the other speakers' views; when this speaker's
+    tally starts far back (a first round after an import), theirs that start at the same line
+    are made in the same pass, so the round parses the older lines once, not once per speaker.
+    None: the file no longer holds what was read."""
     first = len(source)
-    whole_key = (os.path.abspath(source.path), tokenizer_name(), *key)
+    found = [_found(source, SpeakerView(shown, key))]
+    start = found[0].held.first
+    if first - start >= KEEP_EVERY:
+        found += [other for other in (_found(source, view) for view in others())
+                  if other.held.first == start and other.whole_key != found[0].whole_key]
+    # The lines between the last tally's edge and this one's: added, or (a regenerate reads
+    # one line further back) taken back out. Whose replies they hold stay in `speakers`: a
+    # line taken back lies in the stretch, whose own replies the prompt reads anyway.
+    weighed = _span_weighed(source, *sorted((start, first)), shown=[f.shown for f in found])
+    if weighed is None:
+        return None
+    weights, speakers = weighed
+    helds = [_carried(source, one, first, weight, speakers) for one, weight in zip(found, weights)]
+    tokens = helds[0].tokens + _weighed(shown(list(before.macro_messages)))
+    return GroupBefore(dataclasses.replace(before, message_tokens=tokens), helds[0].speakers)
+
+
+def _found(source: Any, view: SpeakerView) -> _Found:
+    """The tally carried for `view` (held in this process, else kept beside the file), none
+    when the file no longer holds the line it ends at."""
+    whole_key = (os.path.abspath(source.path), tokenizer_name(), *view.key)
     with _held_lock:
         held = _held.get(whole_key)
-    kept_key = functools.partial(_kept_key, whole_key[1:], shown)
+    kept_key = functools.partial(_kept_key, whole_key[1:], view.shown)
     if held is None:
         held = _kept_read(source, kept_key())
     if source.edge(held.first) != held.edge:
         held = _NONE
-    # The lines between the last tally's edge and this one's: added, or (a regenerate reads
-    # one line further back) taken back out. Whose replies they hold stay in `speakers`: a
-    # line taken back lies in the stretch, whose own replies the prompt reads anyway.
-    weighed = _span_weighed(source, *sorted((held.first, first)), shown=shown)
-    if weighed is None:
-        return None
-    weight, speakers = weighed
+    return _Found(whole_key, kept_key, view.shown, held)
+
+
+def _carried(source: Any, found: _Found, first: int, weight: int,
+             speakers: frozenset[str]) -> _Held:
+    """`found`'s tally moved to `first` by the `weight` of the lines between, held (and kept
+    beside the file once it moved KEEP_EVERY lines past the kept copy)."""
+    held = found.held
     held = _Held(first, source.edge(first),
                  held.tokens + (weight if first >= held.first else -weight),
                  held.speakers | speakers, held.kept)
     if first - held.kept >= KEEP_EVERY:
-        held = _kept_write(source, kept_key(), held)
+        held = _kept_write(source, found.kept_key(), held)
     with _held_lock:
-        _held[whole_key] = held
-        _held.move_to_end(whole_key)
+        _held[found.whole_key] = held
+        _held.move_to_end(found.whole_key)
         while len(_held) > _HELD:
             _held.popitem(last=False)
-    tokens = held.tokens + _weighed(shown(list(before.macro_messages)))
-    return GroupBefore(dataclasses.replace(before, message_tokens=tokens), held.speakers)
+    return held
 
 
 def _span_weighed(source: Any, start: int, stop: int, *,
-                  shown: Shown) -> tuple[int, frozenset[str]] | None:
-    """The shown weight of the lines without a macro at [start, stop) and whose replies they
-    hold, a piece at a time: a first tally of 100,000 lines held them all (and their shown
-    copies) at once, and each of Python's full collections walked them all again."""
-    weight, speakers = 0, frozenset[str]()
+                  shown: list[Shown]) -> tuple[list[int], frozenset[str]] | None:
+    """The weight of the lines without a macro at [start, stop) as each of `shown` shows them,
+    and whose replies they hold, a piece at a time: a first tally of 100,000 lines held them
+    all (and their shown copies) at once, and each of Python's full collections walked them all
+    again."""
+    weights, speakers = [0] * len(shown), frozenset[str]()
     for piece in range(start, stop, _PIECE_LINES):
         parsed = source.lines(piece, min(piece + _PIECE_LINES, stop))
         if parsed is None:
             return None
         lines, macro = parsed
-        weight += _weighed(shown([line for line, flagged in zip(lines, macro) if not flagged]))
+        plain = [line for line, flagged in zip(lines, macro) if not flagged]
+        # A line shown alike to several speakers (a player's "Ann: …") is counted once: the
+        # tokenizer's own cache holds fewer texts than a large first tally passes it.
+        counted: dict[str, int] = {}
+        for n, one in enumerate(shown):
+            weights[n] += _weighed(one(plain), counted)
         speakers |= _speakers(lines)
-    return weight, speakers
+    return weights, speakers
 
 
 def _kept_key(key: tuple[Any, ...], shown: Shown) -> str:
@@ -153,9 +203,28 @@ def group_before_for_speaker(store: FileStore, *, state: dict[str, Any],
                              persona: dict[str, Any], source: Any,
                              before: LinesBefore) -> GroupBefore | None:
     """group_lines_before for `speaker_id` (playing `character`) in the group chat of
-    `state`, its lines shown as chat/play/context.py's prompt shows them to that speaker."""
-    speaker_name, unnamed_by = character.get("name") or "", unnamed_lines_by(state)
-    unnamed = unnamed_name(store, state)
+    `state`, its lines shown as chat/play/context.py's prompt shows them to that speaker; the
+    other unmuted members' tallies made in the same pass when it starts far back."""
+    unnamed_by, unnamed = unnamed_lines_by(state), unnamed_name(store, state)
+    view = functools.partial(_speaker_view, store, state=state, persona=persona,
+                             unnamed_by=unnamed_by, unnamed=unnamed)
+    own = view(character=character, speaker_id=speaker_id)
+
+    def others() -> list[SpeakerView]:
+        # Each as its own turn's context gets it (chat/play/context.py, character_for_chat).
+        return [view(character=character_for_chat(store, state=state,
+                                                   character_id=member.character_id),
+                     speaker_id=member.character_id)
+                for member in members_of(store, state)
+                if member.character_id != speaker_id and not member.muted]
+
+    return group_lines_before(source, before, shown=own.shown, key=own.key, others=others)
+
+
+def _speaker_view(store: FileStore, *, state: dict[str, Any], character: dict[str, Any],
+                  speaker_id: str, persona: dict[str, Any], unnamed_by: str | None,
+                  unnamed: str) -> SpeakerView:
+    speaker_name = character.get("name") or ""
 
     def shown(lines: list[dict[str, Any]]) -> list[dict[str, Any]]:
         return lines_for_speaker(
@@ -164,15 +233,22 @@ def group_before_for_speaker(store: FileStore, *, state: dict[str, Any],
             speaker_id=speaker_id, player_name=persona["name"], speaker_name=speaker_name,
             unnamed_by=unnamed_by, unnamed_name=unnamed)
 
-    return group_lines_before(source, before, shown=shown, key=(
-        speaker_id, speaker_name, persona["name"], unnamed_by, unnamed))
+    return SpeakerView(shown, (speaker_id, speaker_name, persona["name"], unnamed_by, unnamed))
 
 
-def _weighed(lines: list[dict[str, Any]]) -> int:
+def _weighed(lines: list[dict[str, Any]], counted: dict[str, int] | None = None) -> int:
     """The contents' tokens of the messages among `lines` a prompt may send (summary lines
-    are rendered each turn, so the tally keeps them apart), as chat/prompt/tally.py counts."""
-    return sum(count_tokens(line["content"]) for line in lines
-               if line_prompt_usable(line) and line.get("type") != "summary")
+    are rendered each turn, so the tally keeps them apart), as chat/prompt/tally.py counts;
+    `counted`: the counts of texts already counted, added to."""
+    counted = {} if counted is None else counted
+    total = 0
+    for line in lines:
+        if line_prompt_usable(line) and line.get("type") != "summary":
+            content = line["content"]
+            if content not in counted:
+                counted[content] = count_tokens(content)
+            total += counted[content]
+    return total
 
 
 def _speakers(lines: list[dict[str, Any]]) -> frozenset[str]:

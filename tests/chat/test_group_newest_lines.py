@@ -190,3 +190,35 @@ def test_a_tally_made_a_piece_at_a_time_is_the_tally_made_at_once(store, group, 
         kept_tally_path(store.session_path(group, session_id)).unlink(missing_ok=True)
         figures.append(_brenna_weighed(store, group, brenna, read))
     assert figures[0] == figures[1] > 5000
+
+
+def _member_weighed(store, group, member, read):
+    state = store.instance_state_read(group)
+    persona = persona_effective(store, owner=state.get("owner"), persona_id=None)
+    return group_before_for_speaker(
+        store, state=state, character=character_for_chat(store, state=state, character_id=member),
+        speaker_id=member, persona=persona, source=read.before_source,
+        before=read.lines_before).lines_before.message_tokens
+
+
+def test_a_first_round_parses_the_older_lines_once_for_all_its_speakers(
+        store, group, character, brenna, monkeypatch):  # noqa: F811
+    session_id = _long_group_session(store, group, character, brenna)
+    read = store.session_read(group, session_id, tokens=2000, overhead=4)
+    asked = []
+    lines = LinesSource.lines
+    monkeypatch.setattr(LinesSource, "lines",
+                        lambda self, start, stop: asked.append((start, stop)) or lines(
+                            self, start, stop))
+    made = {brenna: _member_weighed(store, group, brenna, read)}
+    assert asked
+    asked.clear()
+    made[character] = _member_weighed(store, group, character, read)
+    assert asked == []  # the first speaker's pass made the second's tally too
+    # each as its speaker's tally made alone
+    monkeypatch.setattr(before_tally, "members_of", lambda store, state: [])
+    for member in (character, brenna):
+        before_tally._held.clear()
+        kept_tally_path(store.session_path(group, session_id)).unlink(missing_ok=True)
+        assert _member_weighed(store, group, member, read) == made[member]
+    assert asked and made[character] != made[brenna]
