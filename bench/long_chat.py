@@ -11,11 +11,12 @@ the app's own work. Goal (issue 30): the next turn in <= 5 s, its prompt within 
 
 --turns K plays K turns (the first of the process on the imported file, then K - 1 more) and
 prints the median of the later turns' CPU time (`turn_cpu_ms`, this process's time.process_time:
-the app's own work) and wall time; it should not grow with --messages. --profile prints the later
-turns' cProfile, top 25 by own time. --group: a second character (Bo) joins after the import
-and each later turn is a group round (chat.groups.round.conversation_turn: the player's line and
-the members' replies); its CPU is the round's. --restart (with --group): then two more rounds
-in a new process on the same files (a server started again), timed one by one.
+the app's own work) and wall time (it should not grow with --messages), and all K turns' CPU
+(`all_turns_cpu_s`). --profile prints the later turns' cProfile, top 25 by own time. --group: a
+second character (Bo) joins after the import and each later turn is a group round
+(chat.groups.round.conversation_turn: the player's line and the members' replies); its CPU is the
+round's; --seed N fixes who answers. --restart (with --group): then two more rounds in a new
+process on the same files (a server started again), timed one by one.
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ import cProfile
 import io
 import json
 import pstats
+import random
 import statistics
 import subprocess
 import sys
@@ -50,9 +52,11 @@ class RecordingProvider:
     def __init__(self) -> None:
         self.messages: list[dict] = []
         self.generation: dict = {}
+        self.requests = 0
 
     async def stream(self, messages: list[dict], *, context: dict):
         self.messages, self.generation = messages, dict(context.get("generation") or {})
+        self.requests += 1
         yield "Of course I remember."
 
     async def complete(self, messages: list[dict], *, context: dict) -> str:
@@ -118,9 +122,12 @@ def main() -> None:
     parser.add_argument("--group", action="store_true", help="later turns are group rounds")
     parser.add_argument("--restart", action="store_true",
                         help="then two group rounds in a new process")
+    parser.add_argument("--seed", type=int, help="of who answers in a group round (random.seed)")
     parser.add_argument("--resume", nargs=2, metavar=("DATA_DIR", "INSTANCE"),
                         help=argparse.SUPPRESS)
     args = parser.parse_args()
+    if args.seed is not None:
+        random.seed(args.seed)
     if args.resume:
         rounds_resumed(Path(args.resume[0]), args.resume[1], 2)
         return
@@ -152,21 +159,24 @@ def main() -> None:
         first, first_cpu = turn_timed(store, instance_id, provider, "Where did we hide the key?",
                               group=args.group)
         tokens, sent = prompt_tokens(provider.messages), provider.generation
+        replies = provider.requests
         profile = cProfile.Profile() if args.profile else None
         later = [turn_timed(store, instance_id, provider, f"And then? ({n})", profile,
                             group=args.group)
                  for n in range(max(1, args.turns - 1))]
         second = later[0][0]
         print(f"import of {args.messages:,} messages ({len(data) / 1e6:.1f} MB): {imported:.2f} s")
-        print(f"next turn: {first:.2f} s ({first_cpu:.2f} s CPU), prompt {tokens:,} tokens in "
-              f"{len(provider.messages)} messages, max_tokens {sent.get('max_tokens')}, "
+        print(f"next turn: {first:.2f} s ({first_cpu:.2f} s CPU, {replies} replies), prompt "
+              f"{tokens:,} tokens in {len(provider.messages)} messages, "
+              f"max_tokens {sent.get('max_tokens')}, "
               f"temperature {sent.get('temperature')}; the turn after: {second:.2f} s")
         window = args.context or 16_384
         print(f"long_chat messages={args.messages} group={args.group} next_turn_s={first:.2f} "
               f"prompt_tokens={tokens} window={window} "
               f"within={tokens + int(sent.get('max_tokens') or 0) <= window} "
               f"turn_cpu_ms={statistics.median(c for _, c in later) * 1000:.1f} "
-              f"turn_wall_ms={statistics.median(w for w, _ in later) * 1000:.1f}")
+              f"turn_wall_ms={statistics.median(w for w, _ in later) * 1000:.1f} "
+              f"all_turns_cpu_s={first_cpu + sum(c for _, c in later):.2f}")
         if args.restart:
             subprocess.run([sys.executable, __file__, "--resume", str(data_dir), instance_id],
                            check=True)
