@@ -32,7 +32,7 @@ from typing import Any
 from chat.groups.members import members_of
 from chat.groups.prompt import lines_for_speaker, unnamed_lines_by
 from chat.groups.scene import lines_with_own_macros, unnamed_name
-from library.selectors import character_for_chat
+from library.selectors import character_for_chat_optional
 from personalab.lib.filestore.kept_tally import kept_tallies_read, kept_tally_write
 from personalab.lib.filestore.session_read import LinesBefore
 from personalab.lib.filestore.store import FileStore
@@ -211,12 +211,15 @@ def group_before_for_speaker(store: FileStore, *, state: dict[str, Any],
     own = view(character=character, speaker_id=speaker_id)
 
     def others() -> list[SpeakerView]:
-        # Each as its own turn's context gets it (chat/play/context.py, character_for_chat).
-        return [view(character=character_for_chat(store, state=state,
-                                                   character_id=member.character_id),
-                     speaker_id=member.character_id)
-                for member in members_of(store, state)
-                if member.character_id != speaker_id and not member.muted]
+        # Each as its own turn's context reads it (chat/play/context.py). One withheld raises
+        # there, and must not fail this speaker's turn; it and one missing (an empty card) are
+        # left to their own turns.
+        members = [(member.character_id, character_for_chat_optional(
+                        store, state=state, character_id=member.character_id))
+                   for member in members_of(store, state)
+                   if member.character_id != speaker_id and not member.muted]
+        return [view(character=other, speaker_id=other_id)
+                for other_id, other in members if other]
 
     return group_lines_before(source, before, shown=own.shown, key=own.key, others=others)
 

@@ -222,3 +222,18 @@ def test_a_first_round_parses_the_older_lines_once_for_all_its_speakers(
         kept_tally_path(store.session_path(group, session_id)).unlink(missing_ok=True)
         assert _member_weighed(store, group, member, read) == made[member]
     assert asked and made[character] != made[brenna]
+
+
+def test_a_member_that_cannot_be_read_is_left_to_its_own_turn(store, group, character, brenna,
+                                                              monkeypatch):  # noqa: F811
+    session_id = _long_group_session(store, group, character, brenna)
+    read = store.session_read(group, session_id, tokens=2000, overhead=4)
+    monkeypatch.setattr(before_tally, "character_for_chat_optional", lambda store, **_: {})
+    made = _member_weighed(store, group, brenna, read)
+    asked = []
+    lines = LinesSource.lines
+    monkeypatch.setattr(LinesSource, "lines",
+                        lambda self, start, stop: asked.append((start, stop)) or lines(
+                            self, start, stop))
+    assert _member_weighed(store, group, character, read) != made
+    assert asked  # its tally made at its own turn
