@@ -19,10 +19,11 @@ def author_page_open(server: Server, *, size: dict, scheme: str = "light") -> It
                                 is_mobile=size is PHONE, color_scheme=scheme)
 
 
-def touch_page_new(server: Server, viewport: dict, *, language: str = "en") -> Page:
+def touch_page_new(server: Server, viewport: dict, *, language: str = "en",
+                   **options: object) -> Page:
     """A logged-in page on a touch screen of `viewport` in a new context (the caller closes it),
-    its uncaught errors in `page.js_errors`."""
-    context = context_new(server, viewport=viewport, is_mobile=True, has_touch=True)
+    its uncaught errors in `page.js_errors`; `options`: more of `context_new`'s."""
+    context = context_new(server, viewport=viewport, is_mobile=True, has_touch=True, **options)
     login_ensure(server, context)
     if language != "en":
         context.add_cookies([{"name": "django_language", "value": language, "url": server.url}])

@@ -7,6 +7,7 @@ number"; hidden messages dimmed yet readable in every scheme. Phone (390×844 to
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -72,8 +73,9 @@ def _reading_put_back(server: Server, page: Page) -> Iterator[None]:
 
 @contextmanager
 def _phone_in_a_chat(server: Server, lines: int) -> Iterator[Page]:
-    """A phone (390×844, touch) on a new chat of `lines` messages; closed afterwards."""
-    phone = touch_page_new(server, PHONE)
+    """A phone (390×844, touch) in Shanghai's time zone on a new chat of `lines` messages;
+    closed afterwards."""
+    phone = touch_page_new(server, PHONE, timezone_id="Asia/Shanghai")
     try:
         phone.goto(f"{server.url}/instances/{st_chat_import(phone, server, lines)}/")
         yield phone
@@ -107,6 +109,10 @@ def test_reading_settings_in_the_chats_drawer_apply_at_once_and_stay(server: Ser
         first = phone.locator("#messages .msg[data-index]").first
         assert first.locator(".who time").is_visible()
         assert not first.get_by_test_id("message-number").is_visible()
+        # The browser's zone is kept for the account's clock macros (static/reading.js).
+        wait_until(phone, "() => document.body.dataset.readingTimeZone === 'Asia/Shanghai'")
+        kept = json.loads((server.data / "modules" / "reading.json").read_text())
+        assert kept["accounts"]["admin"]["time_zone"] == "Asia/Shanghai"
         normal = _text_px(phone)
         reading_card_open(phone)
         form = phone.locator("#reading-drawer")
