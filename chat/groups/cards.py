@@ -214,7 +214,8 @@ def inputs_joined(inputs: PromptInputs, join: CardJoin | None) -> PromptInputs:
               and not str(block.get("name") or "").startswith(f"{DEPTH_PROMPT}:")]
     card = dataclasses.replace(inputs.card, description=joined["description"],
                                personality=joined["personality"], scenario=joined["scenario"],
-                               examples=examples_parse(joined["mes_example"]))
+                               examples=examples_parse(joined["mes_example"]),
+                               examples_text=joined["mes_example"].strip())
     macros = {**inputs.macros, "description": joined["description"],
               "personality": joined["personality"], "scenario": joined["scenario"],
               "mesExamples": joined["mes_example"]}

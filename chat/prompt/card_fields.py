@@ -39,6 +39,8 @@ class CardFields:
     personality: str = ""
     scenario: str = ""
     examples: list[str] = field(default_factory=list)
+    # mes_example as written, trimmed: the prompt fills its macros before it splits it
+    examples_text: str = ""
     depth_prompt: dict[str, Any] | None = None
     creator_notes: str = ""
     alternate_greetings: int = 0
@@ -74,6 +76,7 @@ def card_fields_read(definition: dict[str, Any], *, base_persona: str) -> CardFi
         personality=persona.get("personality", ""),
         scenario=persona.get("scenario", ""),
         examples=examples_parse(_text(data, "mes_example")),
+        examples_text=_text(data, "mes_example").strip(),
         depth_prompt=_depth_prompt(data),
         creator_notes=_text(data, "creator_notes"),
         alternate_greetings=len(greetings) if isinstance(greetings, list) else 0,

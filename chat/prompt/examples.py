@@ -26,6 +26,16 @@ def examples_parse(text: str) -> list[str]:
     return blocks
 
 
+def examples_fill(*, text: str, blocks: list[str], fill: Callable[[str], str]) -> list[str]:
+    """The example blocks with their macros filled (`fill`): in the whole field `text` before it
+    is split at `<START>`, as SillyTavern's Generate (`baseChatReplace` on `mes_example`, then
+    `parseMesExamples`), so a {{pick}} is seeded by the whole field and its place in it and
+    chooses as there; without the field (`blocks` only), block by block."""
+    if not text:
+        return [fill(block) for block in blocks]
+    return examples_parse(fill(text).replace("\r", ""))
+
+
 def examples_keep(blocks: list[str], fits: Callable[[list[str]], bool]) -> list[str]:
     """The longest run of blocks, from the first, for which `fits` holds."""
     kept: list[str] = []

@@ -7,6 +7,7 @@ import random
 from typing import Any
 
 from chat.prompt.card_fields import card_prompts_used
+from chat.prompt.examples import examples_fill
 from chat.prompt.inputs import PromptInputs, director_of
 from chat.prompt.templates import TemplateSet
 from personalab.lib.line_macros import chat_position_macros, last_messages_shown
@@ -155,7 +156,7 @@ def _card_variables(inputs: PromptInputs, templates: TemplateSet, macros: dict[s
                                          field_name="personality", text=text(card.personality)),
         "scenario": card_field_worded(inputs.utility, templates, macros, field_name="scenario",
                                       text=text(card.scenario)),
-        "examples": [text(block) for block in card.examples],
+        "examples": examples_fill(text=card.examples_text, blocks=card.examples, fill=text),
         "example_chat": _example_chat(inputs, templates, macros),
     }
 

@@ -55,7 +55,8 @@ async def test_names_are_filled_in_inside_the_card_field_macros(store, greeted, 
 def scripted(store, alice, background):
     card = {"spec": "chara_card_v3", "spec_version": "3.0",
             "data": {"name": "Alserqi", "first_mes": "Hi.",
-                     "mes_example": "<START>\n{{user}}: Hey\n{{char}}: Hm."}}
+                     # A comment across a <START> line: filled before the split, as there.
+                     "mes_example": "<START>\n{{user}}: Hey\n{{char}}: Hm.{{// <START> x}}"}}
     persona = ("{{setvar::mood::wary}}{{char}} is {{getvar::mood}}{{// set {by} the card }}. "
                "Heard: {{lastUserMessage}}. {{reverse:olleh}}. {{mesExamples}}")
     character_id = character_save(store, data={
@@ -74,6 +75,8 @@ async def test_the_model_receives_variables_reversals_and_examples_filled_in(
     assert "Alserqi is wary. Heard: the gate is open. hello." in system
     assert "<START>\nalice: Hey\nAlserqi: Hm." in system
     assert "{{" not in system
+    sent = use_stub.requests[-1]["messages"]
+    assert not [m for m in sent if "}}" in m["content"] or "{{" in m["content"]], sent
 
 
 @pytest.fixture
