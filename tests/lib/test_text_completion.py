@@ -304,6 +304,19 @@ def test_a_first_sequence_is_the_chats_first_messages_not_the_windows_oldest():
     assert "<S>" not in cut.text and "### Response:\nLater." in cut.text
 
 
+def test_a_note_at_the_chats_start_takes_the_first_sequence_as_in_sillytavern():
+    # A note at a depth the chat is too short for is spliced in as coreChat[0] by SillyTavern's
+    # doChatInject; its formatInstructModeChat gives a narrator line the system markers, so
+    # the first player sequence goes to no message and the player's first line gets its usual.
+    template = instruct_template_read({**BUILT_IN["alpaca"], "first_input_sequence": "<F>"})
+    messages = [{"role": "system", "content": "Story."}, {"role": "system", "content": "Note."},
+                {"role": "user", "content": "Hi"}, {"role": "assistant", "content": "Yes."},
+                {"role": "user", "content": "Go"}]
+    text = instruct_prompt(messages, template=template, char_name="Mira", user_name="Ann",
+                           story_raw=True).text
+    assert "<F>" not in text and "### Input:\nNote.\n\n### Instruction:\nHi\n" in text
+
+
 def test_continue_sends_the_unfinished_reply_open_for_the_model(store, alice, text_api,
                                                                 settings):
     settings.PERSONALAB_INSTRUCT_TEMPLATE = "chatml"
