@@ -37,7 +37,7 @@ from chat.prompt.inputs import PromptInputs, PromptResult
 from chat.prompt.templates import TemplateSet, warning_make
 from library.selectors import character_for_chat_optional
 from personalab.lib.filestore.store import FileStore
-from personalab.lib.macros import macros_replace
+from personalab.lib.macros import PICK_SEED, macros_replace
 from personalab.lib.participants import member_state_read
 from personalab.lib.store_errors import StoreError
 
@@ -69,6 +69,9 @@ class CardJoin:
     separator: str = "\n"
     left_out: tuple[str, ...] = ()  # members given way for the prompt's limit
     scenario_override: str = ""
+    # Filled in each member's part besides its {{char}}: the player's {{user}} and the chat's
+    # {{pick}} seed, as SillyTavern's customBaseChatReplace fills a member's field whole.
+    values: tuple[tuple[str, str], ...] = ()
 
 
 def generation_mode_read(value: Any) -> str | None:
@@ -136,10 +139,13 @@ def member_cards_read(store: FileStore, *, state: dict[str, Any], instance_id: s
 
 def card_join_for_turn(store: FileStore, *, state: dict[str, Any], instance_id: str,
                        speaker_id: str | None, speaker_base_persona: str,
-                       story: Any = None) -> CardJoin | None:
+                       story: Any = None, user_name: str = "",
+                       pick_seed: str = "") -> CardJoin | None:
     """The join of a group turn's prompt; None when the speaker's card goes alone (swap, or
     not a group member's turn). `story`: the text-completion layout, whose instruct template
-    decides the newline around a prefix / suffix (SillyTavern's `wrap`, on by default)."""
+    decides the newline around a prefix / suffix (SillyTavern's `wrap`, on by default).
+    `user_name`, `pick_seed`: the player's name and the chat's {{pick}} seed (PICK_SEED), so
+    a member's {{pick}} chooses per chat, by its own field, as there."""
     settings = card_join_settings(state)
     if settings["generation_mode"] == "swap" or speaker_id is None:
         return None
@@ -151,7 +157,9 @@ def card_join_for_turn(store: FileStore, *, state: dict[str, Any], instance_id: 
                                             speaker_base_persona=speaker_base_persona),
                     separator="\n" if story is None or story.wrap else "",
                     scenario_override=override.strip()
-                    if isinstance(override := state.get("scenario_override"), str) else "")
+                    if isinstance(override := state.get("scenario_override"), str) else "",
+                    values=(*((("user", user_name),) if user_name else ()),
+                            *(((PICK_SEED, pick_seed),) if pick_seed else ())))
 
 
 def members_joined(join: CardJoin) -> list[MemberCard]:
@@ -160,19 +168,20 @@ def members_joined(join: CardJoin) -> list[MemberCard]:
                  or join.mode == "append_muted")]
 
 
-def _filled(text: str, *, field_name: str, name: str) -> str:
+def _filled(text: str, *, field_name: str, name: str, values: dict[str, str]) -> str:
     if not text:
         return ""
-    return macros_replace(_FIELD_NAME.sub(field_name, text).strip(), {"char": name})
+    return macros_replace(_FIELD_NAME.sub(field_name, text).strip(), {**values, "char": name})
 
 
 def _part(text: str, *, field_name: str, name: str, join: CardJoin) -> str:
     text = text.strip()
     if not text:
         return ""
-    prefix = _filled(join.prefix, field_name=field_name, name=name)
-    suffix = _filled(join.suffix, field_name=field_name, name=name)
-    value = _filled(text, field_name=field_name, name=name)
+    values = dict(join.values)
+    prefix = _filled(join.prefix, field_name=field_name, name=name, values=values)
+    suffix = _filled(join.suffix, field_name=field_name, name=name, values=values)
+    value = _filled(text, field_name=field_name, name=name, values=values)
     return (f"{prefix + join.separator if prefix else ''}{value}"
             f"{join.separator + suffix if suffix else ''}")
 

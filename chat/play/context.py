@@ -375,10 +375,10 @@ def _prompt_inputs(store: FileStore, ctx: TurnContext, director: dict | None,
     story = story_choice_for(store, group=group, state=ctx.instance_state,
                              speaker_id=speaker_id(ctx), continuing=bool(ctx.continue_from))
     macros = template_macro_values(story, macros) | macros
-    join = card_join_for_turn(store, state=ctx.instance_state, instance_id=ctx.instance_id,
-                              speaker_id=ctx.speaker.character_id if ctx.speaker and group
-                              else None, speaker_base_persona=ctx.character_state.get(
-                                  "base_persona", ""), story=story)
+    join = card_join_for_turn(
+        store, state=ctx.instance_state, instance_id=ctx.instance_id, pick_seed=ctx.pick_chat,
+        speaker_id=ctx.speaker.character_id if ctx.speaker and group else None, story=story,
+        speaker_base_persona=ctx.character_state.get("base_persona", ""), user_name=macros["user"])
     return inputs_joined(PromptInputs(
         character_name=ctx.character.get("name") or ctx.instance_state.get("character_id", ""),
         user_name=persona["name"],

@@ -60,7 +60,7 @@ def lore_for_turn(store: FileStore, ctx: TurnContext, window: ContextWindow) -> 
         scanned = [{**line, "content": line_macros_replace(line, values)}
                    for line in _recent_lines(session, depth)]
         messages = [line["content"] for line in scanned]
-        card = _card_scanned(store, ctx, override)
+        card = _card_scanned(store, ctx, override, user_name=values["user"])
         speaker_id = (ctx.speaker.character_id if ctx.speaker
                       else ctx.instance_state.get("character_id", ""))
         roll_seed = secrets.token_hex(8)  # this generation's: a regenerate rolls afresh
@@ -93,7 +93,8 @@ def lore_for_turn(store: FileStore, ctx: TurnContext, window: ContextWindow) -> 
             "outlets": outlets}
 
 
-def _card_scanned(store: FileStore, ctx: TurnContext, override: Any) -> CardFields:
+def _card_scanned(store: FileStore, ctx: TurnContext, override: Any, *,
+                  user_name: str) -> CardFields:
     """The card fields entries may match (`match_character_description` …): the speaker's; in a
     group's join mode the description, personality and scenario as joined for its prompt, as
     SillyTavern's getCharacterCardFields hands getGroupCharacterCards' fields to the scan (the
@@ -104,7 +105,8 @@ def _card_scanned(store: FileStore, ctx: TurnContext, override: Any) -> CardFiel
     join = card_join_for_turn(
         store, state=ctx.instance_state, instance_id=ctx.instance_id,
         speaker_id=ctx.speaker.character_id if ctx.speaker and is_group(ctx.instance_state)
-        else None, speaker_base_persona=base_persona)
+        else None, speaker_base_persona=base_persona, user_name=user_name,
+        pick_seed=ctx.pick_chat)
     if join is None:
         return card
     joined = cards_joined(join)

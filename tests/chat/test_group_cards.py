@@ -15,6 +15,7 @@ import pytest
 from chat.groups.cards import CardJoin, MemberCard, cards_joined, depth_prompts_joined
 from chat.groups.round import conversation_turn
 from chat.services.instances import instance_create
+from personalab.lib.macros import PICK_SEED
 from tests.chat.mira_cards import DEPTH_NOTE, NOTE_CARD
 from tests.library.lore_turns import lorebook_link
 from tests.text_turns import card_import, english
@@ -72,6 +73,19 @@ def test_muted_members_join_only_in_append_muted_or_when_they_speak():
     assert "Sable" not in cards_joined(_join("append"))["description"]
     assert "Sable keeps quiet." in cards_joined(_join("append_muted"))["description"]
     assert "Sable keeps quiet." in cards_joined(_join("append", speaker="sable"))["description"]
+
+
+def test_a_members_pick_is_the_chats_and_chooses_as_sillytavern():
+    # SillyTavern fills each member's field whole (customBaseChatReplace): its {{pick}} is
+    # seeded by the chat and that field (its Node gave Alba in chat 1234, Brig in 98765);
+    # until 2026-12-03 it was drawn here without the chat, alike in every chat.
+    rook = dataclasses.replace(ROOK, fields={**ROOK.fields, "description": (
+        "{{user}} hires {{char}}, who sails the "
+        "{{pick::Alba::Brig::Coracle::Dhow::Ebb::Felucca::Galley::Hulk}}.")})
+    picked = [cards_joined(dataclasses.replace(
+        _join("append"), cards=(rook,), values=(("user", "Ann"), (PICK_SEED, chat))))
+        ["description"] for chat in ("1234", "98765")]
+    assert picked == ["Ann hires Rook, who sails the Alba.", "Ann hires Rook, who sails the Brig."]
 
 
 def test_every_members_note_is_woven_but_a_muted_ones_only_when_it_speaks():
