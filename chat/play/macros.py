@@ -62,7 +62,10 @@ def macro_values_for(*, character: dict[str, Any], persona: dict[str, Any],
             values[field] = macros_replace(values[field], names)
     examples = ((character.get("card") or {}).get("data") or {}).get("mes_example")
     if isinstance(examples, str) and examples.strip():
-        values["mesExamples"] = macros_replace(examples.strip(), names).replace("\r", "")
+        # SillyTavern's is the field with every macro filled (baseChatReplace), so its {{pick}}
+        # chooses as the example dialogue's; with the names only, {{pick}} reached the model.
+        known = {k: v for k, v in values.items() if isinstance(v, str)}
+        values["mesExamples"] = macros_replace(examples.strip(), known).replace("\r", "")
     return {k: v for k, v in values.items() if isinstance(v, str)}
 
 

@@ -51,12 +51,17 @@ async def test_names_are_filled_in_inside_the_card_field_macros(store, greeted, 
         "role": "user", "content": "recall: Alserqi protects Mira."}
 
 
+PICKS = "".join("{{pick::0::1::2::3::4::5::6::7::8::9}}" for _ in range(3))
+
+
 @pytest.fixture
 def scripted(store, alice, background):
     card = {"spec": "chara_card_v3", "spec_version": "3.0",
             "data": {"name": "Alserqi", "first_mes": "Hi.",
-                     # A comment across a <START> line: filled before the split, as there.
-                     "mes_example": "<START>\n{{user}}: Hey\n{{char}}: Hm.{{// <START> x}}"}}
+                     # A comment across a <START> line: filled before the split, as there;
+                     # the picks of {{mesExamples}} are the example dialogue's, as there.
+                     "mes_example": "<START>\n{{user}}: Hey\n{{char}}: Hm." + PICKS
+                                    + "{{// <START> x}}"}}
     persona = ("{{setvar::mood::wary}}{{char}} is {{getvar::mood}}{{// set {by} the card }}. "
                "Heard: {{lastUserMessage}}. {{reverse:olleh}}. {{mesExamples}}")
     character_id = character_save(store, data={
@@ -77,6 +82,8 @@ async def test_the_model_receives_variables_reversals_and_examples_filled_in(
     assert "{{" not in system
     sent = use_stub.requests[-1]["messages"]
     assert not [m for m in sent if "}}" in m["content"] or "{{" in m["content"]], sent
+    example = next(m["content"] for m in sent if m.get("name") == "example_assistant")
+    assert f"Alserqi: {example}\n" in system  # three picks of ten each: one in 1,000 by chance
 
 
 @pytest.fixture
