@@ -46,6 +46,9 @@ SMALL_TALK_ZH = ["哈哈好的", "你今天忙什么呢？", "挺好的", "我�
 # "before the studio" and of other people's facts on the dense side, and never looked at while
 # making them (docs/memory.md, "The player's own facts asked in other words").
 HELD = "own fact held out"
+# A second such set (2026-12-03, M1): written before the mends of 我老家在哪？ against other
+# people's lines and of the phrasings of job / home town still missed, never looked at meanwhile.
+HELD2 = "own fact held out 2"
 # file -> [(kind, turns as typed (the last one measured), evidence dia_ids (any one))], played
 # in order (a fact told in a lead-in turn comes after the probes it would also answer);
 # the player is speaker A. "group:" files are played with speaker B and GROUP_OTHER as members.
@@ -77,6 +80,8 @@ PROBES: dict[str, list[tuple[str, list[str], list[str]]]] = {
         (HELD, ["what city am I originally from?"], ["P2"]),
         (HELD, ["where did I grow up, do you remember?"], ["P2"]),
         (HELD, ["where did I live before we moved?"], ["P2"]),
+        (HELD2, ["remind me, what do I do for a living?"], ["P1"]),
+        (HELD2, ["where do I come from, do you remember?"], ["P2"]),
         ("own fact", ["By the way, I teach art at a primary school now, finally a steady job.",
                       *SMALL_TALK, "what's my profession again?"], ["said:0"]),
     ],
@@ -98,6 +103,7 @@ PROBES: dict[str, list[tuple[str, list[str], list[str]]]] = {
         (HELD, ["what was my job before I opened the dance studio?"], ["D1:2"]),
         (HELD, ["before I started my business, what did I work as?"], ["D1:2"]),
         (HELD, ["where's home for me originally?"], ["P1"]),
+        (HELD2, ["what town did I grow up in?"], ["P1"]),
     ],
     "realtalk-dev/Chat_8_Akib_Muhhamed.json": [
         ("follow-up", ["is ur sister still baking?", "what was she making that time?"],
@@ -116,6 +122,8 @@ PROBES: dict[str, list[tuple[str, list[str], list[str]]]] = {
         ("own fact", ["where was i born again"], ["P1"]),
         (HELD, ["which city was i born in"], ["P1"]),
         (HELD, ["whats my line of work again"], ["D1:17"]),
+        (HELD2, ["wait what do i do for a living"], ["D1:17"]),
+        (HELD2, ["where am i from again lol"], ["P1"]),
     ],
     "memdaily-zh-dev/memdaily-u40.json": [
         ("follow-up", ["我表姐是做什么工作的来着？", "那她生日呢？"], ["D7:4"]),
@@ -132,6 +140,8 @@ PROBES: dict[str, list[tuple[str, list[str], list[str]]]] = {
         (HELD, ["我是哪个城市的人来着？"], ["P1"]),
         (HELD, ["我是做什么的来着？"], ["P2"]),
         (HELD, ["我来上海之前在哪儿？"], ["P1"]),
+        (HELD2, ["我是在哪儿出生的？"], ["P1"]),
+        (HELD2, ["我是干哪行的？"], ["P2"]),
     ],
     "memdaily-zh-dev/memdaily-u43.json": [
         ("follow-up", ["我下属是哪里人来着？", "那他多大了？"], ["D5:1"]),
@@ -148,6 +158,8 @@ PROBES: dict[str, list[tuple[str, list[str], list[str]]]] = {
         (HELD, ["我小时候在哪个城市？"], ["P1"]),
         (HELD, ["我干的是哪一行？"], ["P2"]),
         (HELD, ["我是干啥的？"], ["P2"]),
+        (HELD2, ["我的老家在哪个城市？"], ["P1"]),
+        (HELD2, ["我现在做什么工作？"], ["P2"]),
     ],
     "memdaily-zh-dev/memdaily-u46.json": [
         ("follow-up", ["我叔叔是干什么的来着？", "那他在哪个单位？"], ["D6:2", "D8:4"]),
@@ -163,6 +175,8 @@ PROBES: dict[str, list[tuple[str, list[str], list[str]]]] = {
         (HELD, ["我是打哪儿来的？"], ["P1"]),
         (HELD, ["我老家是哪个城市？"], ["P1"]),
         (HELD, ["我的职业是啥来着？"], ["P2"]),
+        (HELD2, ["我是哪儿人来着？"], ["P1"]),
+        (HELD2, ["我上班是干什么的？"], ["P2"]),
         ("own fact", ["对了，我出生在哈尔滨，冬天冷得要命。", *SMALL_TALK_ZH, "我是哪儿的人来着？"],
          ["said:0"]),
     ],
