@@ -15,6 +15,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from memory.keyword_index.bm25 import text_tokenize
+from memory.keyword_index.said_instead import kinds_asked
 from memory.recall.focus import names_strip
 from memory.recall.passages import Near
 from memory.vectors.index import Hit
@@ -83,6 +84,26 @@ class Signals:
     asks: bool = False  # the question ends in a question mark
 
 
+# How a question typed without its "?" starts ("where am i from again lol", "whats my job"):
+# it asks only when it also names a kind of personal fact, since small talk starts so too
+# ("how was ur day").
+_ASKING_START_EN = frozenset("""
+what whats what's where wheres where's which who whos who's how when do did does is was
+""".split())
+_ASKING_ZH = ("哪", "什么", "啥", "谁", "吗", "几")
+
+
+def question_asks(query: str) -> bool:
+    """Whether `query` asks: it ends in a question mark, or it is typed without one and asks
+    for a kind of personal fact with a question word."""
+    text = query.rstrip()
+    if text.endswith(("?", "？")):
+        return True
+    words = text.lower().split(maxsplit=1)
+    starts = bool(words) and words[0] in _ASKING_START_EN
+    return (starts or any(word in text for word in _ASKING_ZH)) and bool(kinds_asked(text))
+
+
 def asked_words(query: str, speakers: set[str]) -> set[str]:
     """The words a question names, without the speakers' names: a name is in every line its
     speaker is addressed in, whatever the line is about (as the search leaves it out)."""
@@ -100,6 +121,7 @@ def signals_read(query: str, hits: list[Hit], near: dict[tuple[str, str, str], N
                  speakers: set[str] = frozenset()) -> list[Signals]:
     asked = asked_words(query, set(speakers))
     best = max((hit.score for hit in hits), default=0.0)
+    asks = question_asks(query)
     signals = []
     for rank, hit in enumerate(hits):
         around = near.get(hit.key, Near())
@@ -108,7 +130,7 @@ def signals_read(query: str, hits: list[Hit], near: dict[tuple[str, str, str], N
         signals.append(Signals(hit=hit, near=around, rank=rank,
                                ratio=hit.score / best if best > 0 else 0.0, own=own,
                                around=beside, named=len(asked),
-                               asks=query.rstrip().endswith(("?", "？"))))
+                               asks=asks))
     return signals
 
 

@@ -206,6 +206,24 @@ def test_a_question_keeps_its_best_lines_though_the_answer_shares_no_word():
     assert told[:2] == [True, False]
 
 
+def test_a_personal_fact_asked_without_a_question_mark_keeps_the_first_lines():
+    """"where am i from again lol" names only "lol": the line that told it ("i was born in
+    dhaka") was cut for sharing no word. Small talk typed so still needs a shared word."""
+    hit = Hit(id="turn_sess_001_4_user", collection="turns", text="btw i was born in dhaka",
+              score=0.5, metadata={"instance_id": "inst_001", "session_id": "sess_001",
+                                   "turn": 4, "role": "user"})
+    near = {hit.key: Near()}
+    best = Hit(id="turn_sess_001_9_user", collection="turns", text="so tired lol", score=1.0,
+               metadata={"instance_id": "inst_001", "session_id": "sess_001", "turn": 9,
+                         "role": "user"})
+    near[best.key] = Near()
+    asked = signals_read("where am i from again lol", [best, hit], near)
+    assert [floor_keeps(s) for s in asked] == [True, True]
+    assert [floor_keeps(s) for s in signals_read("how was ur day lol", [best, hit], near)] == [
+        True, False]
+    assert [floor_keeps(s) for s in signals_read("我是哪儿人来着", [best, hit], near)][1]
+
+
 def test_a_turn_fills_the_memory_share_not_a_fixed_number_of_lines(store, instance, memory_on,
                                                                   use_stub):
     """Forty-five days of planting: a question takes every one that fits the memory share
