@@ -68,13 +68,14 @@ _PRONOUNS_ZH = "我你他她您"
 # "he's a carpenter", and the player's lines about others say "I" and "my" as well.
 SAID_INSTEAD: tuple[tuple[tuple[str, ...], tuple[str, ...]], ...] = (
     (("job", "jobs", "occupation", "profession", "career", "for a living", "line of work",
-      "for work", "where do i work", "where i work", "workplace", "employer"),
+      "for work", "kind of work", "type of work", "sort of work", "where do i work",
+      "where i work", "workplace", "employer"),
      ("work", "job", "career", "shift", "office", "colleague", "coworker", "boss", "employed",
       "hired", *_JOBS_EN, *_WORKING_EN)),
     (("hometown", "home town", "originally from", "where am i from", "where i'm from",
       "where i am from", "come from", "grow up", "grew up", "growing up", "raised",
       "where was i born", "where i was born", "birthplace", "place of birth", "home country",
-      "homeland", "roots"),
+      "homeland", "roots", "where's home", "where’s home", "where is home"),
      ("grew up", "growing up", "grow up", "born", "raised", "hometown", "native", "originally",
       "childhood")),
     (("partner", "spouse", "significant other", "other half", "better half"),
@@ -113,7 +114,8 @@ SAID_INSTEAD: tuple[tuple[tuple[str, ...], tuple[str, ...]], ...] = (
     (("film",), ("movie",)),
     (("movie",), ("film",)),
     # "哪儿的人" as "哪儿人". 从小 is the English row's "childhood".
-    (("哪里人", "哪儿人", "哪里的人", "哪儿的人", "哪的人", "家乡", "老家", "故乡", "籍贯",
+    (("哪里人", "哪儿人", "哪里的人", "哪儿的人", "哪的人", "哪个城市的人", "哪座城市的人",
+      "哪个地方的人", "什么地方的人", "哪个省的人", "家乡", "老家", "故乡", "籍贯",
       "长大", "出生地", "在哪出生", "在哪儿出生", "在哪里出生", "哪里出生", "哪儿出生",
       "从哪来", "从哪儿来", "从哪里来", "出身"),
      ("老家", "家乡", "故乡", "来自", "出生", "长大", "土生土长", "祖籍", "籍贯", "从小")),

@@ -40,7 +40,7 @@ from memory.recall.queries import (
     questions_split,
 )
 from memory.recall.unembedded import searched_as_if_stored, unembedded_score
-from memory.recall.whose import asked_of_asker, told_of_another
+from memory.recall.whose import asked_of_asker, told_before, told_of_another
 from memory.vectors.index import Hit, MemoryIndex
 from personalab.lib.embedding.embeddings import CJK_CHAR
 
@@ -376,7 +376,9 @@ def query_user_history(user_input: str, instance_id: str, *, index: MemoryIndex,
         return [hit for hit in hits if witnessed(hit.metadata)][:k]
 
     try:
-        rankings = [others_lower(part, part_search(part, search)) for part in parts]
+        rankings = [others_lower(part, hits, context=context_fetch(index, hits)
+                                 if asked_words(part) else {})
+                    for part in parts for hits in [part_search(part, search)]]
     except Exception as exc:  # Chroma down or broken: the chat goes on without recall (SPEC §5)
         log.warning("recall unavailable for %s: %s", instance_id, exc)
         return RecallResult(mode=mode, warning=recall_warning(exc), query=query)
@@ -406,20 +408,67 @@ def part_search(part: str, search: Callable[[str], list[Hit]]) -> list[Hit]:
     return rankings_interleave([condition_hits, asked_hits], len(condition_hits) or 1)
 
 
-def others_lower(question: str, hits: list[Hit]) -> list[Hit]:
+def asked_words(question: str) -> tuple[str, ...]:
+    """The words of the kind of fact `question` asks about the asker's own life; () for a
+    conditional question (its hops ask of the condition's subject) or one about anyone else."""
+    return asked_of_asker(question) if condition_split(question) is None else ()
+
+
+def others_lower(question: str, hits: list[Hit],
+                 context: Mapping[Key, list[str]] | None = None) -> list[Hit]:
     """`hits` of a question about the asker's own fact ("我老家在哪？") with the lines that tell
     another person's ("我上司的老家是…") counted at ALTERNATIVE_WEIGHT on both sides, as if
     they only held a word a statement says instead (memory/recall/whose.py): the dense side
     finds them as close to the question as the asker's own line ("我上司上班的地方在深圳" for
-    "我在哪上班？")."""
-    words = asked_of_asker(question) if condition_split(question) is None else ()
+    "我在哪上班？"). A line holding no word of the kind whose `context` (the lines before it the
+    keyword side scored it with, context_fetch) tells another person's has its keyword side
+    lowered so: "我上司的身高是171厘米" borrowed 老家 from "我上司的老家…" before it."""
+    words = asked_words(question)
     if not words:
         return hits
-    lowered = [replace(hit, score=hit.score - (1 - ALTERNATIVE_WEIGHT) * (
-        (1 - DENSE_WEIGHT) * getattr(hit, "keyword", 0.0)
-        + DENSE_WEIGHT * getattr(hit, "dense", 0.0)))
-        if told_of_another(hit.text, words) else hit for hit in hits]
-    return sorted(lowered, key=lambda hit: -hit.score)
+    context = context or {}
+
+    def lowered(hit: Hit) -> Hit:
+        keyword = (1 - DENSE_WEIGHT) * getattr(hit, "keyword", 0.0)
+        if told_of_another(hit.text, words):
+            dense = DENSE_WEIGHT * getattr(hit, "dense", 0.0)
+            return replace(hit, score=hit.score - (1 - ALTERNATIVE_WEIGHT) * (keyword + dense))
+        if told_before(hit.text, context.get(hit.key, []), words):
+            return replace(hit, score=hit.score - (1 - ALTERNATIVE_WEIGHT) * keyword)
+        return hit
+    return sorted(map(lowered, hits), key=lambda hit: -hit.score)
+
+
+def context_fetch(index: MemoryIndex, hits: list[Hit]) -> dict[Key, list[str]]:
+    """The CONTEXT_BEFORE lines before each recalled turn, as the keyword side reads them
+    with it, keyed by the turn's key. Never raises: without them a line stands on its own."""
+    wanted: dict[tuple[str, str], dict[str, list[Key]]] = {}
+    for hit in hits:
+        instance_id = str(hit.metadata.get("instance_id", ""))
+        for before in _context_ids(hit):
+            wanted.setdefault(("turns", instance_id), {}).setdefault(before, []).append(hit.key)
+    found: dict[Key, list[str]] = {}
+    try:
+        for (collection, instance_id), ids in wanted.items():
+            for line in index.hits_get(collection, instance_id, list(ids)):
+                for key in ids[line.id]:
+                    found.setdefault(key, []).append(line.text)
+    except Exception as exc:  # noqa: BLE001
+        log.warning("context lines unavailable: %s", exc)
+    return found
+
+
+def _context_ids(hit: Hit) -> list[str]:
+    """Ids of the CONTEXT_BEFORE (2) lines before a turn: a reply's question and the reply
+    before it; a line's reply before it and that reply's question."""
+    first = _line_before_id(hit)
+    if first is None:
+        return []
+    session_id = hit.metadata.get("session_id")
+    turn = int(first.rsplit("_", 2)[1])
+    if first.endswith("_user"):
+        return [first, f"turn_{session_id}_{turn - 1}_assistant"] if turn > 1 else [first]
+    return [first, f"turn_{session_id}_{turn}_user"]
 
 
 def bridge_words(line: str, condition: str) -> str:

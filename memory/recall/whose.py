@@ -15,7 +15,7 @@ import re
 
 from memory.keyword_index.said_instead import kinds_asked
 
-__all__ = ["asked_of_asker", "told_of_another"]
+__all__ = ["asked_of_asker", "told_before", "told_of_another"]
 
 # Words right before the kind's word that make it someone else's.
 OTHERS_EN = frozenset("your his her their its".split())
@@ -37,6 +37,8 @@ PEOPLE_ZH = ("上司", "领导", "老板", "同事", "下属", "朋友", "同学
 # What a question puts between 我 and the kind's word without naming anyone: "我在哪上班",
 # "我是哪里人", "我是做什么工作的".
 _ASKING_ZH = frozenset("的是在哪儿里什么做干啥从")
+# "where's home": a question word's "'s" names nobody.
+_ASKING_EN = frozenset("where's where’s what's what’s who's who’s how's how’s".split())
 # A clause ends at these: "我的一个下属，他老家是…" is 他's.
 _CLAUSE_END = "，,。.！!？?；;：:、\n"
 LOOK_BACK = 12  # characters before a word read for its owner
@@ -99,11 +101,13 @@ def asked_of_asker(question: str) -> tuple[str, ...]:
     english = [(key, words) for key, words, _ in kinds if not _CJK.search(key)]
     if len(kinds) != 1 or not english:
         return ()
-    # "what do I do for work?", "where was I born?": the asker is the subject, nobody's named.
-    key, words = english[0]
-    before = _WORD_EN.findall(text[:text.find(key) + len(key)])
-    named = [w for w in before if w in OTHERS_EN or w in MINE_EN or w.endswith(("'s", "’s"))]
-    return words if "i" in before and not named else ()
+    # "what do I do for work?", "what kind of work do I do?", "where's home for me?": the asker
+    # is the subject or the one it is for, and nobody is named.
+    _, words = english[0]
+    said = _WORD_EN.findall(text)
+    named = [w for w in said if w in OTHERS_EN or w in MINE_EN or w in PEOPLE_EN
+             or (w.endswith(("'s", "’s")) and w not in _ASKING_EN)]
+    return words if ("i" in said or "me" in said) and not named else ()
 
 
 def told_of_another(line: str, words: tuple[str, ...]) -> bool:
@@ -119,3 +123,13 @@ def told_of_another(line: str, words: tuple[str, ...]) -> bool:
                 return False
             held = True
     return held
+
+
+def told_before(line: str, context: list[str], words: tuple[str, ...]) -> bool:
+    """Whether `line` holds no word of the kind and a line of its `context` (the lines the
+    keyword side scores it with) tells another person's: "我上司的身高是171厘米" after
+    "我上司的老家是江苏苏州" matched 老家 through it."""
+    text = line.lower()[:SCAN_CHARS]
+    if any(_places(text, word) for word in words):
+        return False
+    return any(told_of_another(before, words) for before in context)

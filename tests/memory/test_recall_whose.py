@@ -13,6 +13,8 @@ from memory.recall.whose import asked_of_asker, told_of_another
 @pytest.mark.parametrize("question", [
     "我老家在哪？", "我是哪里人？", "我在哪上班？", "我是做什么工作的？", "what's my job?",
     "what do I do for work?", "where was I born?",
+    # Named since 2026-12-03 (M1): the kind before the "I", "me" as the one it is for, 哪个城市的人.
+    "what kind of work do I do again?", "where's home for me originally?", "我是哪个城市的人来着？",
 ])
 def test_a_question_about_the_asker_names_its_kind(question):
     assert asked_of_asker(question)
@@ -21,7 +23,8 @@ def test_a_question_about_the_asker_names_its_kind(question):
 @pytest.mark.parametrize("question", [
     "我上司老家是哪儿的来着？", "我表姐的老家是哪里？", "我下属在哪上班？",
     "what's my sister's job?", "what does your brother do for work?",
-    "which city did Mina move to?",
+    "which city did Mina move to?", "what kind of work does my boss do, I wonder?",
+    "where's home for your sister?", "what kind of work did Mel's dad do, do you know?",
 ])
 def test_a_question_about_someone_else_or_no_kind_is_left_alone(question):
     assert asked_of_asker(question) == ()
@@ -66,3 +69,18 @@ def test_another_person_s_fact_close_in_meaning_comes_after_the_asker_s_own():
             _hit("own", "我现在在一家律所当律师助理。", 0.55, 0.4, dense=0.7)]
     assert [hit.id for hit in others_lower("我在哪上班？", hits)] == ["own", "boss"]
     assert [hit.id for hit in others_lower("我上司在哪上班？", hits)] == ["boss", "own"]
+
+
+def test_a_line_matching_through_another_person_s_line_before_it_comes_after_the_asker_s():
+    # The keyword side scores a turn with the lines before it: "我上司的身高…" held 老家 from
+    # "我上司的老家…" and ranked above the asker's own line (2nd against 5th in play).
+    height = _hit("height", "我上司的身高是171厘米。", 0.75, 0.9, dense=0.2)
+    own = _hit("own", "我出生在成都，上大学才来的上海。", 0.60, 0.4, dense=0.6)
+    context = {height.key: ["我上司的老家是江苏苏州。", "挺好的。"]}
+    assert [hit.id for hit in others_lower("我老家在哪？", [height, own], context)] == [
+        "own", "height"]
+    # With no context, or the context the asker's own, the line stands.
+    assert [hit.id for hit in others_lower("我老家在哪？", [height, own])] == ["height", "own"]
+    mine = {height.key: ["我老家是江苏苏州。"]}
+    assert [hit.id for hit in others_lower("我老家在哪？", [height, own], mine)] == [
+        "height", "own"]
