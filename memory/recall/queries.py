@@ -30,8 +30,10 @@ ZH_FILLERS_LEADING = ["你们", "您", "你", "我们", "咱们", "我", "他们
 ZH_FILLERS_TRAILING = ["吗", "呢", "吧", "啊", "呀", "了", "的", "么", "来着"]
 # A trailing 么 is a particle only when it is not the end of a word: 什么, 怎么, 那么, 这么, 多么.
 ZH_WORDS_ENDING_IN_PARTICLE = ("什么", "怎么", "那么", "这么", "多么", "要么", "为什么")
+# "remind me" asks as "tell me" does: searched, its rare "remind" drew every line saying it
+# ("remind me, what do I do for a living?" found the answer 30th).
 EN_QUESTION_FILLERS = ["do you", "did you", "can you", "could you", "what about", "tell me about",
-                       "tell me", "please", "hey", "hi"]
+                       "tell me", "remind me", "please", "hey", "hi"]
 PUNCTUATION = "?？!！。，,.、；;：:~…\"'“”‘’()（）[]【】 \t\n"
 
 # Words that open the second half of a two-part question ("另外，B？", "Also, B?").

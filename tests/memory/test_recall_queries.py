@@ -32,6 +32,7 @@ def test_questions_split_into_their_parts(text, parts):
     ("你吃饭了么", "吃饭"),  # a real trailing particle still goes
     ("我是哪里人来着？", "是哪里人"),  # 来着 ("…again?") is no part of what is asked
     ("Do you remember the red key?", "the red key"),
+    ("remind me, what do I do for a living?", "what do I do for a living"),  # asks as "tell me"
 ])
 def test_query_extract_strips_particles_but_never_breaks_a_word(text, query):
     assert query_extract(text) == query
