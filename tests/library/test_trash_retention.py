@@ -8,6 +8,7 @@ from io import StringIO
 import pytest
 from django.core.management import call_command
 
+from library import trash_retention
 from library.models import Background
 
 pytestmark = pytest.mark.django_db
@@ -44,3 +45,34 @@ def test_the_deleted_items_page_says_how_long_in_chinese_too(alice_client):
     alice_client.cookies["django_language"] = "zh-hans"
     page = alice_client.get("/library/trash/", HTTP_ACCEPT_LANGUAGE="zh-hans").content.decode()
     assert "删除 30 天后会被永久移除" in page
+
+
+class _Stop(Exception):
+    pass
+
+
+def test_a_server_purges_at_once_then_daily_and_a_failed_day_does_not_end_it(
+        settings, store, monkeypatch):
+    settings.PERSONALAB_TRASH_DAYS = 30
+    purges, sleeps = [], []
+
+    def purge(_store, *, days):
+        purges.append(days)
+        if len(purges) == 2:
+            raise OSError("the data folder is unreadable for now")
+        return []
+
+    def sleep(seconds):
+        sleeps.append(seconds)
+        if len(sleeps) == 3:
+            raise _Stop
+
+    monkeypatch.setattr(trash_retention, "trash_purge_old", purge)
+    monkeypatch.setattr(trash_retention.time, "sleep", sleep)
+    with pytest.raises(_Stop):
+        trash_retention.trash_purge_daily(store)
+    assert purges == [30, 30, 30] and sleeps == [trash_retention.DAY_SECONDS] * 3
+    # kept for ever: the thread ends without a purge
+    settings.PERSONALAB_TRASH_DAYS = 0
+    trash_retention.trash_purge_daily(store)
+    assert len(purges) == 3
