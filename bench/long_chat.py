@@ -104,6 +104,7 @@ def turn_timed(store, instance_id: str, provider: RecordingProvider, text: str,
 def rounds_resumed(data_dir: Path, instance_id: str, rounds: int) -> None:
     """In a new process: `rounds` group rounds on the chat the first process left, each timed."""
     t.django_boot(data_dir)
+    # After Django's set-up, as the bench's other project imports.
     from personalab.lib.filestore.store import FileStore
 
     store, provider = FileStore(data_dir), RecordingProvider()

@@ -131,12 +131,12 @@ def test_a_tally_carried_forward_or_back_is_the_tally_made_afresh(store, group, 
     assert carried == fresh and len(set(fresh)) == len(fresh)
 
 
-def _brenna_weighed(store, group, brenna, read):
+def _member_weighed(store, group, member, read):
     state = store.instance_state_read(group)
     persona = persona_effective(store, owner=state.get("owner"), persona_id=None)
     return group_before_for_speaker(
-        store, state=state, character=character_for_chat(store, state=state, character_id=brenna),
-        speaker_id=brenna, persona=persona, source=read.before_source,
+        store, state=state, character=character_for_chat(store, state=state, character_id=member),
+        speaker_id=member, persona=persona, source=read.before_source,
         before=read.lines_before).lines_before.message_tokens
 
 
@@ -144,7 +144,7 @@ def test_a_new_process_goes_on_from_the_tally_kept_beside_the_file(store, group,
                                                                    brenna, monkeypatch):  # noqa: F811
     session_id = _long_group_session(store, group, character, brenna)
     read = store.session_read(group, session_id, tokens=2000, overhead=4)
-    made = _brenna_weighed(store, group, brenna, read)
+    made = _member_weighed(store, group, brenna, read)
     path = store.session_path(group, session_id)
     assert kept_tally_path(path).exists()
     before_tally._held.clear()  # as a new process finds it
@@ -153,7 +153,7 @@ def test_a_new_process_goes_on_from_the_tally_kept_beside_the_file(store, group,
     monkeypatch.setattr(LinesSource, "lines",
                         lambda self, start, stop: asked.append((start, stop)) or lines(
                             self, start, stop))
-    assert _brenna_weighed(store, group, brenna, read) == made
+    assert _member_weighed(store, group, brenna, read) == made
     assert asked == []  # no older line parsed again
 
 
@@ -162,7 +162,7 @@ def test_a_kept_tally_the_file_no_longer_matches_is_made_afresh(store, group, ch
                                                                  brenna, damage):  # noqa: F811
     session_id = _long_group_session(store, group, character, brenna)
     read = store.session_read(group, session_id, tokens=2000, overhead=4)
-    _brenna_weighed(store, group, brenna, read)
+    _member_weighed(store, group, brenna, read)
     path = store.session_path(group, session_id)
     before_tally._held.clear()
     if damage == "garbage":
@@ -173,10 +173,10 @@ def test_a_kept_tally_the_file_no_longer_matches_is_made_afresh(store, group, ch
         lines[40] = {**lines[40], "content": lines[40]["content"] + " and much more said"}
         store.session_rewrite(group, session_id, [whole.metadata, *lines])
         read = store.session_read(group, session_id, tokens=2000, overhead=4)
-    kept = _brenna_weighed(store, group, brenna, read)
+    kept = _member_weighed(store, group, brenna, read)
     before_tally._held.clear()
     kept_tally_path(path).unlink()
-    assert kept == _brenna_weighed(store, group, brenna, read)
+    assert kept == _member_weighed(store, group, brenna, read)
 
 
 def test_a_tally_made_a_piece_at_a_time_is_the_tally_made_at_once(store, group, character,
@@ -188,17 +188,8 @@ def test_a_tally_made_a_piece_at_a_time_is_the_tally_made_at_once(store, group, 
         monkeypatch.setattr(before_tally, "_PIECE_LINES", piece)
         before_tally._held.clear()
         kept_tally_path(store.session_path(group, session_id)).unlink(missing_ok=True)
-        figures.append(_brenna_weighed(store, group, brenna, read))
+        figures.append(_member_weighed(store, group, brenna, read))
     assert figures[0] == figures[1] > 5000
-
-
-def _member_weighed(store, group, member, read):
-    state = store.instance_state_read(group)
-    persona = persona_effective(store, owner=state.get("owner"), persona_id=None)
-    return group_before_for_speaker(
-        store, state=state, character=character_for_chat(store, state=state, character_id=member),
-        speaker_id=member, persona=persona, source=read.before_source,
-        before=read.lines_before).lines_before.message_tokens
 
 
 def test_a_first_round_parses_the_older_lines_once_for_all_its_speakers(
