@@ -72,7 +72,8 @@ def lore_for_turn(store: FileStore, ctx: TurnContext, window: ContextWindow) -> 
             chat_length=_chat_length(session),
             timed=store.memory_json_read(ctx.instance_id, WORLD_INFO_TIMED, {}),
             sources=lore_sources(card, persona),
-            speaker=lore_speaker(ctx.character, speaker_id), scopes=scopes,
+            speaker=lore_speaker(ctx.character, speaker_id, lorebooks=lorebooks,
+                                 player=ctx.instance_state.get("owner")), scopes=scopes,
             **lore_vectors(lorebooks, messages, data_root=store.root, notes=vector_notes))
         if not ctx.dry_run:
             store.memory_json_write(ctx.instance_id, WORLD_INFO_TIMED, match.timed)

@@ -28,14 +28,23 @@ def lore_sources(card: CardFields, persona: dict[str, Any]) -> dict[str, str]:
             "creator_notes": card.creator_notes}
 
 
-def lore_speaker(character: dict[str, Any], character_id: str) -> dict[str, Any]:
+def lore_speaker(character: dict[str, Any], character_id: str, *, player: str | None,
+                 lorebooks: list[dict[str, Any]]) -> dict[str, Any]:
     """Who answers this turn (in a conversation with several characters: the speaker), with
-    the SillyTavern avatar file its card came in, which SillyTavern's filters name it by."""
+    the SillyTavern avatar file its card came in, which SillyTavern's filters name it by.
+    Another account's character is named by its file only in its author's own books: the file
+    name is kept from every other reader, and a filter of the player's own book naming a guess
+    told the player, in the prompt inspector, whether the guess was right."""
     tags = character.get("tags")
     avatar = character.get("st_avatar")
+    author = character.get("owner") or ""
+    shown = {"avatar": avatar} if isinstance(avatar, str) and avatar else {}
+    if shown and player is not None and author != player:
+        shown["avatar_books"] = frozenset(
+            str(book.get("lorebook_id") or book.get("name") or "?") for book in lorebooks
+            if (book.get("owner") or "") == author)
     return {"name": character.get("name") or character_id, "id": character_id,
-            "tags": [str(tag) for tag in tags] if isinstance(tags, list) else [],
-            **({"avatar": avatar} if isinstance(avatar, str) and avatar else {})}
+            "tags": [str(tag) for tag in tags] if isinstance(tags, list) else [], **shown}
 
 
 def has_vectorized(lorebooks: list[dict[str, Any]]) -> bool:

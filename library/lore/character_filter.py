@@ -76,10 +76,19 @@ def character_filter_note(entry: dict[str, Any], speaker: dict[str, Any] | None)
             "SillyTavern's settings.json)")
 
 
-def _name_of(speaker: dict[str, Any]) -> str:
+def _avatar_of(speaker: dict[str, Any], entry: dict[str, Any]) -> str:
+    """The speaker's avatar file as `entry` may judge it: another account's character's only
+    in its author's books (`avatar_books`, chat/prompt/world_info.py `lore_speaker`)."""
+    books = speaker.get("avatar_books")
+    if books is not None and entry.get("lorebook_id") not in books:
+        return ""
+    return str(speaker.get("avatar") or "")
+
+
+def _name_of(speaker: dict[str, Any], avatar: str) -> str:
     """The speaker's name, unless its card came in SillyTavern's numbered file of that name
     ("Pia1" for a second "Pia"): a filter naming "Pia" means the first one's file there."""
-    name, avatar = str(speaker.get("name") or ""), str(speaker.get("avatar") or "")
+    name = str(speaker.get("name") or "")
     numbered = avatar[len(name):] if avatar.casefold().startswith(name.casefold()) else ""
     return "" if name and numbered.isascii() and numbered.isdigit() else name
 
@@ -95,8 +104,9 @@ def character_filter_reason(entry: dict[str, Any], speaker: dict[str, Any] | Non
     if names:
         # SillyTavern lists characters by their avatar file ("Seraphina1", "default_Seraphina"
         # for its own Seraphina), whose name is the character's unless another had it first.
-        own = {str(n).casefold() for n in (_name_of(speaker), speaker.get("id"),
-                                           speaker.get("avatar")) if n}
+        avatar = _avatar_of(speaker, entry)
+        own = {str(n).casefold() for n in (_name_of(speaker, avatar), speaker.get("id"), avatar)
+               if n}
         listed = any(name.casefold() in own for name in names)
         if listed == exclude:
             return (f"character filter: {'not for' if exclude else 'only for'} "

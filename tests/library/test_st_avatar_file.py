@@ -31,11 +31,36 @@ def _card(name: str) -> bytes:
 def test_a_filter_naming_the_avatar_file_lets_its_character_through(store, alice):
     character_id = character_import_card(store, data=_card("Seraphina"),
                                          filename="default_Seraphina.json", user=alice)
-    speaker = lore_speaker(store.character_read(character_id), character_id)
+    speaker = lore_speaker(store.character_read(character_id), character_id,
+                           player=alice.username, lorebooks=[])
     only = {"character_filter": {"names": ["default_Seraphina"], "tags": [], "isExclude": False}}
     assert character_filter_reason(only, speaker) == ""
     only["character_filter"]["isExclude"] = True
     assert character_filter_reason(only, speaker).startswith("character filter: not for")
+
+
+def test_another_accounts_character_is_named_by_its_file_only_in_its_authors_books(
+        store, alice, bob):
+    # bob's own book with a filter naming a guess of alice's card file told him, in his
+    # prompt inspector, whether the guess was right (the file's name is kept from him).
+    character_id = character_import_card(store, data=_card("Sera"),
+                                         filename="Seraphina3.png", user=alice)
+    character_save(store, data={"visibility": "shared", "name": "Sera"},
+                   character_id=character_id, user=alice)
+    hers = store.lorebook_read(lorebook_save(store, user=alice, data={
+        "name": "Sera's world", "visibility": "shared", "entries": []}))
+    his = store.lorebook_read(lorebook_save(store, user=bob, data={"name": "Guesses",
+                                                                   "entries": []}))
+    character = store.character_read(character_id)
+    guess = {"character_filter": {"names": ["Seraphina3"], "tags": [], "isExclude": False}}
+    by_name = {"character_filter": {"names": ["Sera"], "tags": [], "isExclude": False}}
+    for_bob = lore_speaker(character, character_id, player=bob.username, lorebooks=[hers, his])
+    assert character_filter_reason({**guess, "lorebook_id": his["lorebook_id"]}, for_bob)
+    assert character_filter_reason({**guess, "lorebook_id": hers["lorebook_id"]}, for_bob) == ""
+    assert character_filter_reason({**by_name, "lorebook_id": his["lorebook_id"]}, for_bob) == ""
+    # In alice's own chats every book of hers names it by its file, as SillyTavern does.
+    for_alice = lore_speaker(character, character_id, player=alice.username, lorebooks=[hers])
+    assert character_filter_reason({**guess, "lorebook_id": "lore_any"}, for_alice) == ""
 
 
 def test_charlore_finds_the_numbered_file_by_the_card_it_came_in(client, store, alice):
