@@ -3,11 +3,17 @@
 from __future__ import annotations
 
 import shutil
+from typing import Any
 
 from library.avatars import avatar_file
 from library.index_rows import background_index, character_index, lorebook_index
 from library.quotas import library_room_check, library_room_kept
-from library.selectors import item_for_use, lorebooks_visible_to, owner_keys_hidden
+from library.selectors import (
+    item_for_use,
+    lorebooks_visible_to,
+    owner_keys_hidden,
+    visibility_of,
+)
 from personalab.lib.filestore.store import FileStore
 from personalab.lib.ids import slug_candidates
 
@@ -27,7 +33,7 @@ def item_copy(store: FileStore, *, user, kind: str, item_id: str) -> str:
                                user=user)
     library_room_check(kind=f"{kind}s", user=user)
     new_id = store.dir_claim(getattr(store, folder)(item_id).parent.name,
-                             slug_candidates(prefix, str(source.get("name") or item_id)))
+                             slug_candidates(prefix, _id_name(source, item_id)))
     duplicate = {**source, f"{kind}_id": new_id, "owner": user.get_username(),
             "visibility": "private", "copied_from": item_id}
     if isinstance(source.get("lorebook_ids"), list):
@@ -40,6 +46,15 @@ def item_copy(store: FileStore, *, user, kind: str, item_id: str) -> str:
     index(store, new_id)
     library_room_kept(store, kind=f"{kind}s", user=user, item_id=new_id)
     return new_id
+
+
+def _id_name(source: dict[str, Any], item_id: str) -> str:
+    """What a copy's id is made from: a shared source's name, which every reader saw; none (a
+    random id) for a private one, whose name the copy's id would tell everyone it is shared
+    with once renamed, and whose id its `_2` would say was taken."""
+    if visibility_of(source) != "shared":
+        return ""
+    return str(source.get("name") or item_id)
 
 
 def character_copy(store: FileStore, *, user, character_id: str) -> str:

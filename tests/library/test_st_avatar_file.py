@@ -17,6 +17,7 @@ from chat.prompt.world_info import lore_speaker
 from library.card_formats.card_import import character_import_card
 from library.character_books import character_books_from_settings
 from library.character_services import character_save
+from library.item_copy import item_copy
 from library.lore.character_filter import character_filter_reason
 from library.lore.services import lorebook_save
 
@@ -162,6 +163,24 @@ def test_where_a_shared_copy_came_from_reaches_its_owner_alone(store, alice, as_
     as_alice("put", f"/api/v1/characters/{copied}", {"visibility": "shared", "name": "Bea"})
     assert as_alice("get", f"/api/v1/characters/{copied}").json()["copied_from"] == private
     assert "copied_from" not in as_bob("get", f"/api/v1/characters/{copied}").json()
+
+
+def test_a_copys_id_tells_nothing_of_a_private_source(store, alice, bob, staff, as_alice,
+                                                      as_bob):
+    # The copy's id was its source's name's slug: alice's copy of her private "Diary of Bea",
+    # renamed "Bea" and shared, showed bob `char_diary_of_bea_2` (the private name, and that
+    # its id was taken); staff's copy of her private book the same.
+    private = character_save(store, data={"name": "Diary of Bea", "visibility": "private"},
+                             character_id=None, user=alice)
+    copied = as_alice("post", f"/api/v1/characters/{private}/copy").json()["character_id"]
+    as_alice("put", f"/api/v1/characters/{copied}", {"visibility": "shared", "name": "Bea"})
+    assert "diary" not in copied and copied.startswith("char_")
+    assert as_bob("get", f"/api/v1/characters/{copied}").status_code == 200
+    book = lorebook_save(store, user=alice, data={"name": "Secret plans", "entries": []})
+    assert "secret" not in item_copy(store, user=staff, kind="lorebook", item_id=book)
+    # A shared source's name was every reader's to see: its copy's id stays readable.
+    assert as_bob("post", f"/api/v1/characters/{copied}/copy").json()[
+        "character_id"].startswith("char_bea")
 
 
 def test_a_guess_of_where_a_shared_background_came_from_is_an_unknown_field(store, alice,
