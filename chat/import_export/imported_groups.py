@@ -14,7 +14,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from django.utils.translation import gettext as _
+
 from chat.groups.cards import card_join_changes
+from library.models import Character
 from library.selectors import character_choices, character_for_use, characters_visible_to
 from personalab.lib.errors import AppError
 from personalab.lib.filestore.store import FileStore
@@ -111,10 +114,12 @@ def group_found(store: FileStore, *, user, group: ChatGroup, state: dict[str, An
     absent: list[str] = []
     missing: list[str] = []
     names: list[str] = []
-    shared = _labels_shared(user) if user is not None else {}
-    for member in group.members[:limit + 1]:
-        character_id = _resolved(store, user, member, here) if user is not None else None
-        name = shared.get(character_id) or member_name(member)
+    looked_up = group.members[:limit + 1]
+    ids = [_resolved(store, user, member, here) if user is not None else None
+           for member in looked_up]
+    shown = _labels_of([i for i in ids if i is not None], user=user) if user is not None else {}
+    for member, character_id in zip(looked_up, ids, strict=True):
+        name = shown.get(character_id) or member_name(member)
         names.append(name)
         if character_id is None:
             absent.append(name)
@@ -125,7 +130,18 @@ def group_found(store: FileStore, *, user, group: ChatGroup, state: dict[str, An
     return GroupFound(usable=usable, absent=absent, missing=missing[:20], names=names)
 
 
-def _labels_shared(user) -> dict[str, str]:
-    """{id: label} of the characters the player sees whose name another of them has."""
-    return {row.character_id: row.label for row in character_choices(user=user)
-            if row.label != row.name}
+def _labels_of(ids: list[str], *, user) -> dict[str, str]:
+    """{id: label} of the members found, as the player's pickers name them: the character's
+    own name (not the file's, which a member listed by id may give as any other's), whose it
+    is when it is another account's, and what tells it apart from a same-named one."""
+    if not ids:
+        return {}
+    labels = {row.character_id: row.label for row in character_choices(user=user)}
+    rows = Character.objects.filter(character_id__in=ids).select_related("owner")
+    for row in rows:
+        label = labels.get(row.character_id, row.name)
+        whose = _("by %(owner)s") % {"owner": row.owner.get_username()} if (
+            row.owner is not None and row.owner_id != user.pk) else ""
+        labels[row.character_id] = (f"{label} · {whose}" if whose and whose not in label
+                                    else label)
+    return labels

@@ -289,8 +289,8 @@ def test_a_sillytavern_group_chat_goes_on_as_a_group_when_its_speakers_are_in_th
         alice_client, store, alice, character, brenna, use_stub):  # noqa: F811
     solo = instance_create(store, owner=alice, character_id=character)
     result = _import(alice_client, solo, _sillytavern_group_chat("Alserqi", "brenna"))
-    assert result["imported"]["regroup"] == ["Alserqi", "brenna"]
-    assert [n for n in result["imported"]["notes"] if "lines of brenna" in n
+    assert result["imported"]["regroup"] == ["Alserqi", "Brenna"]  # the library's name
+    assert [n for n in result["imported"]["notes"] if "lines of Brenna" in n
             and "Go on as a group" in n]
     made = alice_client.post(
         f"/api/v1/instances/{solo}/sessions/{result['session_id']}/regroup").json()
@@ -332,6 +332,22 @@ def test_a_group_chats_speaker_is_never_another_accounts_shared_character_of_tha
         "name": "Mira", "base_persona": "", "greeting": ""})
     result = _import(alice_client, solo, _sillytavern_group_chat("Alserqi", "Mira"))
     assert result["imported"]["regroup"] == ["Alserqi", "Mira · yours"]
+
+
+def test_go_on_as_a_group_names_a_member_listed_by_id_as_the_library_does_and_whose_it_is(
+        alice_client, store, alice, bob, character):
+    # A member listed by id was offered under the name the file gave it: "Pia" (her own
+    # character's name) played bob's shared "Troll", his card and later edits in her chat.
+    troll = character_save(store, user=bob, character_id=None, data={
+        "name": "Troll", "base_persona": "", "greeting": "", "visibility": "shared"})
+    solo = instance_create(store, owner=alice, character_id=character)
+    result = _import(alice_client, solo, [
+        {"user_name": "You", "character_name": "Alserqi", "chat_metadata": {"personalab_group": {
+            "members": [{"character_id": character, "name": "Alserqi"},
+                        {"character_id": troll, "name": "Pia"}]}}},
+        {"name": "Pia", "is_user": False, "mes": "Hm.", "send_date": "2024-5-1 @12h02m"}])
+    assert result["imported"]["regroup"] == ["Alserqi", "Troll · by bob"]
+    assert not [n for n in result["imported"]["notes"] if "Pia" in n and "Go on" in n]
 
 
 def test_a_group_chat_imported_into_its_own_members_names_no_one_missing_when_a_name_is_twice(
