@@ -21,7 +21,10 @@ def trash_purge_old(store: FileStore, *, days: int, dry_run: bool = False,
                     now: datetime | None = None) -> list[str]:
     """The kept copies deleted more than `days` days ago removed (0: every copy); those
     removed, as `{kind}/{id}.{stamp}` (with `dry_run`, those that would be)."""
-    before = (now or datetime.now(UTC)) - timedelta(days=days)
+    try:
+        before = (now or datetime.now(UTC)) - timedelta(days=days)
+    except OverflowError:  # before the calendar's first day: nothing was deleted that long ago
+        return []
     return trash_purge(store.root, before=before, dry_run=dry_run)
 
 

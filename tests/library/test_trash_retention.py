@@ -33,6 +33,17 @@ def test_a_fresh_delete_outlives_the_default_purge_and_goes_when_told(
     assert not Background.objects.filter(background_id=background).exists()
 
 
+def test_more_days_than_the_calendar_holds_removes_nothing_and_says_so(settings, alice_client,
+                                                                     background):
+    # A million days (keep "for ever", written as a big number) was an OverflowError: the
+    # command's traceback, and the server's purge thread ended at its start.
+    alice_client.post(f"/library/backgrounds/{background}/delete")
+    assert "0 deleted item(s)" in _purge("--older-than-days", "1000000")
+    settings.PERSONALAB_TRASH_DAYS = 10**12
+    assert "0 deleted item(s)" in _purge()
+    assert alice_client.post(f"/library/backgrounds/{background}/restore").status_code == 302
+
+
 def test_keeping_for_ever_purges_nothing_unless_told(settings, alice_client, background):
     settings.PERSONALAB_TRASH_DAYS = 0
     alice_client.post(f"/library/backgrounds/{background}/delete")
