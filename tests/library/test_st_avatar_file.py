@@ -13,7 +13,12 @@ import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
 
 from chat.models import ApiToken
+from chat.play.context import context_load
+from chat.play.lore import lore_for_turn
+from chat.prompt.window import ContextWindow
 from chat.prompt.world_info import lore_speaker
+from chat.services.instance_settings import instance_update
+from chat.services.instances import instance_create
 from library.card_formats.card_import import character_import_card
 from library.character_books import character_books_from_settings
 from library.character_services import character_save
@@ -62,6 +67,29 @@ def test_another_accounts_character_is_named_by_its_file_only_in_its_authors_boo
     # In alice's own chats every book of hers names it by its file, as SillyTavern does.
     for_alice = lore_speaker(character, character_id, player=alice.username, lorebooks=[hers])
     assert character_filter_reason({**guess, "lorebook_id": "lore_any"}, for_alice) == ""
+
+
+def test_a_turn_of_bobs_fires_his_guess_of_alices_file_name_in_no_book_of_his(store, alice, bob):
+    # The same through a turn: the filter is judged against the chat's owner, not the author.
+    character_id = character_import_card(store, data=_card("Sera"),
+                                         filename="Seraphina3.png", user=alice)
+    only = {"keys": ["ferry"], "content": "The ferry leaves at dawn.",
+            "character_filter": {"names": ["Seraphina3"], "tags": [], "isExclude": False}}
+    hers = lorebook_save(store, user=alice, data={"name": "Hers", "visibility": "shared",
+                                                  "entries": [{"uid": 1, **only}]})
+    character_save(store, data={"visibility": "shared", "name": "Sera",
+                                "lorebook_ids": [hers]}, character_id=character_id, user=alice)
+    his = lorebook_save(store, user=bob, data={"name": "Guesses", "entries": [{"uid": 1, **only}]})
+    fired = {}
+    for owner in (bob, alice):
+        chat = instance_create(store, owner=owner, character_id=character_id)
+        instance_update(store, user=owner, instance_id=chat, lorebook_ids=[his]
+                        if owner == bob else [])
+        with store.instance_lock(chat):
+            ctx = context_load(store, instance_id=chat, user_text="When does the ferry go?")
+        lore = lore_for_turn(store, ctx, ContextWindow(tokens=8000, reply=1, source="setting"))
+        fired[owner.username] = sorted(entry["lorebook_id"] for entry in lore["fired"])
+    assert fired == {"bob": [hers], "alice": [hers]}
 
 
 def test_charlore_finds_the_numbered_file_by_the_card_it_came_in(client, store, alice):
