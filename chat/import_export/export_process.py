@@ -14,12 +14,16 @@ A chat under IN_SERVER_BELOW bytes is exported in the server: a worker takes 3-1
 that takes milliseconds. A larger one's page starts one worker in the background when it opens
 (`export_worker_warm`), so its export seldom waits for the start; a worker with every server
 start cost each start 1.1 s of CPU and 110 MB whether anything was exported or not.
+One account's exports hold at most all but one worker (`workers_per_account`).
 """
 
 from __future__ import annotations
 
+import contextlib
 import multiprocessing
 import threading
+from collections import Counter
+from collections.abc import Iterator
 from concurrent.futures import Future, ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 
@@ -39,6 +43,10 @@ IN_SERVER_BELOW = 256 << 10
 _pool: ProcessPoolExecutor | None = None
 _pool_lock = threading.Lock()
 _warm_asked = False
+# The workers each account's exports hold now: one account may hold all but one of them, so
+# its long exports (tens of seconds each, two at once) never make another account's wait.
+_held: Counter[str] = Counter()
+_held_changed = threading.Condition()
 
 
 def _exported(instance_id: str, session_id: str, fmt: str,
@@ -107,6 +115,26 @@ def _pool_forget(broken: ProcessPoolExecutor) -> None:
             _pool = None
 
 
+def workers_per_account() -> int:
+    return max(1, settings.PERSONALAB_EXPORT_PROCESSES - 1)
+
+
+@contextlib.contextmanager
+def _worker_share(account: str) -> Iterator[None]:
+    """Waits (on this request's thread, holding no worker) while `account` holds its share."""
+    with _held_changed:
+        _held_changed.wait_for(lambda: _held[account] < workers_per_account())
+        _held[account] += 1
+    try:
+        yield
+    finally:
+        with _held_changed:
+            _held[account] -= 1
+            if _held[account] <= 0:
+                del _held[account]
+            _held_changed.notify_all()
+
+
 def _small(store: FileStore, instance_id: str, session_id: str) -> bool:
     try:
         return store.session_path(instance_id, session_id).stat().st_size < IN_SERVER_BELOW
@@ -115,15 +143,17 @@ def _small(store: FileStore, instance_id: str, session_id: str) -> bool:
 
 
 def session_export_apart(*, instance_id: str, session_id: str, fmt: str,
-                         character: str | None) -> tuple[bytes, str]:
-    """`session_export`, in a worker process when there are any and the chat is large."""
+                         character: str | None, account: str = "") -> tuple[bytes, str]:
+    """`session_export`, in a worker process when there are any and the chat is large, within
+    `account`'s share of the workers (`workers_per_account`)."""
     store = get_store()
     if settings.PERSONALAB_EXPORT_PROCESSES <= 0 or _small(store, instance_id, session_id):
         return session_export(store, instance_id=instance_id,
                               session_id=session_id, fmt=fmt, character=character)
     pool = _pool_get()
     try:
-        result = pool.submit(_exported, instance_id, session_id, fmt, character).result()
+        with _worker_share(account):
+            result = pool.submit(_exported, instance_id, session_id, fmt, character).result()
     except BrokenProcessPool:
         _pool_forget(pool)  # a worker killed (OOM, kill -9): the next export starts new ones
         raise Unavailable("the export stopped before it ended; try again",

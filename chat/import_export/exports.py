@@ -80,7 +80,7 @@ def session_export_limited(user, *, instance_id: str, session_id: str, fmt: str,
     with busy_slot(store.root / "busy", account=user.get_username(), action="export",
                    slots=settings.PERSONALAB_EXPORTS_PER_ACCOUNT, what="exports"):
         return session_export_apart(instance_id=instance_id, session_id=session_id, fmt=fmt,
-                                    character=character)
+                                    character=character, account=user.get_username())
 
 
 def session_import_limited(user, *, instance_id: str, data: bytes) -> tuple[str, dict]:

@@ -1,0 +1,70 @@
+"""One account's large exports hold at most all but one export worker: two of bob's long
+exports (tens of seconds each, the two his account may run at once) held both workers, and
+alice's export waited for one of them to end (chat/import_export/export_process.py)."""
+
+from __future__ import annotations
+
+import threading
+from concurrent.futures import Future
+
+import pytest
+
+from chat.import_export import export_process
+
+
+class _Pool:
+    """Stands in for the worker processes: each export runs until the test ends it."""
+
+    def __init__(self) -> None:
+        self.running: list[tuple[str, Future]] = []
+        self.changed = threading.Condition()
+
+    def submit(self, fn, instance_id, *args):
+        done: Future = Future()
+        with self.changed:
+            self.running.append((instance_id, done))
+            self.changed.notify_all()
+        return done
+
+    def started(self, count: int) -> list[str]:
+        with self.changed:
+            self.changed.wait_for(lambda: len(self.running) >= count, timeout=5)
+            return [instance_id for instance_id, _ in self.running]
+
+    def end(self, index: int) -> None:
+        self.running[index][1].set_result((b"", "application/jsonl"))
+
+
+@pytest.fixture
+def pool(settings, monkeypatch):
+    settings.PERSONALAB_EXPORT_PROCESSES = 2
+    fake = _Pool()
+    monkeypatch.setattr(export_process, "_pool_get", lambda: fake)
+    monkeypatch.setattr(export_process, "IN_SERVER_BELOW", 0)  # every chat is large
+    return fake
+
+
+def _export_in_thread(account: str, instance_id: str) -> threading.Thread:
+    thread = threading.Thread(target=export_process.session_export_apart, kwargs={
+        "instance_id": instance_id, "session_id": "s", "fmt": "jsonl", "character": None,
+        "account": account}, daemon=True)
+    thread.start()
+    return thread
+
+
+def test_one_accounts_two_exports_leave_a_worker_for_another_account(pool, store,
+                                                                     monkeypatch):
+    monkeypatch.setattr(export_process, "_small", lambda *args: False)
+    threads = [_export_in_thread("bob", "bobs_first")]
+    assert pool.started(1) == ["bobs_first"]
+    threads.append(_export_in_thread("bob", "bobs_second"))
+    threads[-1].join(0.3)  # time enough to be handed a worker, were it to get one
+    threads.append(_export_in_thread("alice", "hers"))
+    assert pool.started(2) == ["bobs_first", "hers"]  # not behind bob's second
+    pool.end(0)
+    assert pool.started(3) == ["bobs_first", "hers", "bobs_second"]
+    pool.end(1)
+    pool.end(2)
+    for thread in threads:
+        thread.join(5)
+    assert not export_process._held
