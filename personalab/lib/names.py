@@ -21,7 +21,8 @@ from collections.abc import Callable, Iterable, Sequence
 Hints = Callable[[list[str]], dict[str, Sequence[str]]]
 
 
-def _key(name: str) -> str:
+def name_key(name: str) -> str:
+    """What two names are compared by: without case and outer or doubled spaces."""
     return " ".join(name.split()).casefold()
 
 
@@ -63,7 +64,7 @@ def labels_distinct(items: Iterable[tuple[str, str]], *,
     names = {item_id: name.strip() for item_id, name in items}
     groups: dict[str, list[str]] = defaultdict(list)
     for item_id, name in names.items():
-        groups[_key(name)].append(item_id)
+        groups[name_key(name)].append(item_id)
     shared = [item_id for group in groups.values() if len(group) > 1 for item_id in group]
     found = hints(shared) if hints and shared else {}
     labels = {}
