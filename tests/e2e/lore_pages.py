@@ -26,16 +26,18 @@ def world_info_entry(uid: int, key: list[str], content: str, **fields) -> dict:
 
 
 def lorebook_import(page: Page, server: Server, tmp_path: Path, name: str, *,
-                    broken_key: bool = False) -> str:
+                    broken_key: bool = False, changed: dict[int, dict] | None = None) -> str:
     """A SillyTavern book of 100 entries imported through the library page; its id.
     `broken_key`: entry 99's key is a regex that does not compile, which SillyTavern reads as
-    text, so an imported book keeps it."""
+    text, so an imported book keeps it. `changed`: more fields of some entries, by uid."""
     entries = {str(uid): world_info_entry(uid, [f"key{uid}", f"place{uid}"],
                                           f"Lore number {uid} of the drowned city.",
                                           comment=f"Entry title {uid:03d}", order=200 - uid)
                for uid in range(100)}
     if broken_key:
         entries["99"]["key"] = ["/(unclosed/"]
+    for uid, fields in (changed or {}).items():
+        entries[str(uid)].update(fields)
     upload = tmp_path / f"{name}.json"
     upload.write_text(json.dumps({"entries": entries}))
     page.goto(f"{server.url}/library/")

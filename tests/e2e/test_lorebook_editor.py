@@ -4,7 +4,6 @@ laptop width."""
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import pytest
@@ -12,7 +11,7 @@ from playwright.sync_api import Page, expect
 
 from tests.e2e.axe_audit import AXE, audit_in_each_scheme
 from tests.e2e.conftest import PHONE, SIZES, Server, no_sideways_scroll, screenshot_take
-from tests.e2e.lore_pages import lorebook_import, world_info_entry
+from tests.e2e.lore_pages import lorebook_import
 
 pytestmark = [pytest.mark.e2e, pytest.mark.server_shared]
 
@@ -134,9 +133,12 @@ def test_an_open_entry_on_a_phone_folds_the_rare_fields_and_keeps_clear_of_the_s
         page: Page, server: Server, tmp_path: Path) -> None:
     """An open entry showed ~20 fields at once on a phone; the fixed Save bar covered the last
     ones. Keys, content, position, order, comment and the switches show; the rest wait under
-    "More"; a field reached by Tab or a tap scrolls clear of the bar."""
+    "More"; a field reached by Tab or a tap scrolls clear of the bar. The note that an entry's
+    character filter keeps SillyTavern tag ids with no name opens the entry; a hint's margin,
+    meant for under a field, pulled it onto the summary line."""
     page.set_viewport_size(PHONE)
-    lorebook_import(page, server, tmp_path, "Folded 390")
+    lorebook_import(page, server, tmp_path, "Folded 390", changed={98: {"characterFilter": {
+        "isExclude": False, "names": [], "tags": ["1700000000123"]}}})
     row = page.locator("[data-testid=lore-row][data-uid='99']")
     row.locator("details.lore-entry > summary").click()
     assert row.locator("textarea[name=e99_keys]").is_visible()
@@ -163,26 +165,9 @@ def test_an_open_entry_on_a_phone_folds_the_rare_fields_and_keeps_clear_of_the_s
     assert box["y"] + box["height"] <= bar["y"]
     no_sideways_scroll(page)
     screenshot_take(page, "64_lorebook_entry_more_390", full_page=False)
-    assert page.js_errors == []
-
-
-def test_the_note_of_an_entrys_unnamed_tag_ids_keeps_clear_of_its_summary_line(
-        page: Page, server: Server, tmp_path: Path) -> None:
-    """The note that an entry's character filter keeps SillyTavern tag ids with no name opens
-    the entry; a hint's margin, meant for under a field, pulled it onto the summary line."""
-    page.set_viewport_size(PHONE)
-    upload = tmp_path / "tag-ids.json"
-    upload.write_text(json.dumps({"entries": {"0": world_info_entry(
-        0, ["kettle"], "Only for a tag.",
-        characterFilter={"isExclude": False, "names": [], "tags": ["1700000000123"]})}}))
-    page.goto(f"{server.url}/library/")
-    form = page.locator("form#lorebook-import")
-    form.locator("input[name=file]").set_input_files(str(upload))
-    form.locator("button[type=submit]").click()
-    page.wait_for_url(f"{server.url}/library/lorebooks/*/")
-    row = page.locator("[data-testid=lore-row]").first
-    row.locator("details.lore-entry > summary").click()
-    summary = row.locator("details.lore-entry > summary").bounding_box()
-    note = row.get_by_test_id("lore-tag-ids").bounding_box()
+    tagged = page.locator("[data-testid=lore-row][data-uid='98']")
+    tagged.locator("details.lore-entry > summary").click()
+    summary = tagged.locator("details.lore-entry > summary").bounding_box()
+    note = tagged.get_by_test_id("lore-tag-ids").bounding_box()
     assert note["y"] - (summary["y"] + summary["height"]) >= 4
     assert page.js_errors == []

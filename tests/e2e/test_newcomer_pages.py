@@ -177,9 +177,18 @@ CARD_HEADING_GAPS = """() => [...document.querySelectorAll('.card')].flatMap(car
 })"""
 
 
-def test_a_heading_that_opens_a_card_sits_at_its_padding(page: Page, server: Server) -> None:
+WRAPPED_ROW_GAPS = """(buttons) => buttons.flatMap((upper, i) => buttons.slice(i + 1).map(lower => {
+    const a = upper.getBoundingClientRect(), b = lower.getBoundingClientRect();
+    return b.top >= a.bottom - 1 ? b.top - a.bottom : null;
+}).filter(gap => gap !== null))"""
+
+
+def test_a_heading_that_opens_a_card_sits_at_its_padding_and_wrapped_buttons_keep_apart(
+        page: Page, server: Server) -> None:
     """"Start a chat", "Story outline", "Memory", "Export": a heading's own top margin added a
-    band as tall as the card's padding over it (laptop)."""
+    band as tall as the card's padding over it (laptop). On the same chat page, "Clear this
+    chat's variables" and "Clear global variables" are too long for one row of the laptop's
+    side panel: the rows they wrap into touched, border on border."""
     page.set_viewport_size(DESKTOP)
     gaps = []
     for path in ("/", "/instances/inst_001/"):
@@ -187,23 +196,9 @@ def test_a_heading_that_opens_a_card_sits_at_its_padding(page: Page, server: Ser
         gaps += page.evaluate(CARD_HEADING_GAPS)
     assert {"Start a chat", "Story outline", "Memory", "Export"} <= {name for name, _ in gaps}
     assert [(name, gap) for name, gap in gaps if abs(gap) > 1] == []
-
-
-WRAPPED_ROW_GAPS = """(buttons) => buttons.flatMap((upper, i) => buttons.slice(i + 1).map(lower => {
-    const a = upper.getBoundingClientRect(), b = lower.getBoundingClientRect();
-    return b.top >= a.bottom - 1 ? b.top - a.bottom : null;
-}).filter(gap => gap !== null))"""
-
-
-def test_the_variables_cards_buttons_wrap_into_rows_that_keep_apart(page: Page,
-                                                                    server: Server) -> None:
-    """"Clear this chat's variables" and "Clear global variables" are too long for one row of
-    the laptop's side panel: the rows they wrap into touched, border on border."""
-    page.set_viewport_size(DESKTOP)
-    page.goto(f"{server.url}/instances/inst_001/")
-    gaps = page.locator("#variables-card form button").evaluate_all(WRAPPED_ROW_GAPS)
-    assert gaps, "the buttons fit one row: nothing wrapped to measure"
-    assert min(gaps) >= 4, gaps
+    rows = page.locator("#variables-card form button").evaluate_all(WRAPPED_ROW_GAPS)
+    assert rows, "the buttons fit one row: nothing wrapped to measure"
+    assert min(rows) >= 4, rows
 
 
 def test_a_long_name_takes_two_lines_of_the_phones_chat_header(page: Page,
