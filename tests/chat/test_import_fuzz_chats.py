@@ -31,9 +31,10 @@ def test_a_chat_with_any_field_of_another_type_imports_or_is_refused_by_name(
     for index, (path, value) in enumerate([*mutations(records), *whole_lines]):
         what = label("st_chat", path, value)
         into = group if index % 2 else instance  # a conversation with one character or two
+        form = index % 3 == 0  # the chat page's form, which lands on the chat page
         made = chat_upload(sweep, what, into, jsonl_body(replaced(records, path, value)),
-                            form=index % 3 == 0)  # the chat page's form
+                           form=form)
         if made:
-            chat_played(sweep, what, into, made["session_id"])
+            chat_played(sweep, what, into, made["session_id"], opened=form)
     assert sweep.failures == [], "\n".join(sweep.failures[:40])
     assert sweep.imported > 0
