@@ -31,6 +31,7 @@ for _ in range(80):  # past the 64 levels a file may nest
 ODD_VALUES: list[Any] = [None, True, 0, -1, 1e308, 2**80, "", LONG, [], {}, [[1, [2, []]], {}],
                          float("inf"), float("nan"), DEEP]
 FULL = os.environ.get("PERSONALAB_FUZZ_FULL") == "1"
+ROTATION_STEP = 7  # prime to len(ODD_VALUES) + 1 (a test checks it)
 Path = tuple[Any, ...]
 
 
@@ -69,11 +70,13 @@ def _value_at(doc: Any, path: Path) -> Any:
 
 
 def mutations(doc: Any) -> list[tuple[Path, Any]]:
-    """(path, odd value): all pairs when FULL, else each path once, the values rotating."""
+    """(path, odd value): all pairs when FULL, else each path once, the values rotating by a
+    step that shares no factor with their number, so that every value is reached (a step of 5
+    reached 3 of the 15 once DEEP made them 15: no huge text, no deep nesting)."""
     found = []
     for index, path in enumerate(_paths(doc)):
         values = [*ODD_VALUES, _swapped(_value_at(doc, path))]
-        picked = values if FULL else [values[(index * 5) % len(values)]]
+        picked = values if FULL else [values[(index * ROTATION_STEP) % len(values)]]
         found.extend((path, value) for value in picked)
     return found
 
