@@ -356,6 +356,7 @@ def _prompt_inputs(store: FileStore, ctx: TurnContext, director: dict | None,
     prompt_settings = store.module_read("prompt")
     persona = persona_effective(store, owner=ctx.instance_state.get("owner"),
                                 persona_id=ctx.instance_state.get("persona_id"))
+    regex = turn_regex(store, ctx)
     card = scenario_overridden(card_fields_read(ctx.character, base_persona=ctx.character_state.get(
         "base_persona", "")), ctx.instance_state.get("scenario_override"))
     depth_prompt = [card.depth_prompt] if card.depth_prompt else []
@@ -395,7 +396,7 @@ def _prompt_inputs(store: FileStore, ctx: TurnContext, director: dict | None,
             macros=recall_macros(store, state=ctx.instance_state, lines=[
                 *({"role": "assistant", "speaker": s} for s in sorted(ctx.speakers_before)),
                 *ctx.lines], macros=macros, member_names=member_names)
-            if group else macros),
+            if group else macros, regex=regex),
         pinned=pinned,
         recaps=[item["text"] for item in recaps],
         recap_spans=recap_spans(recaps, ctx.session_id),
@@ -421,7 +422,7 @@ def _prompt_inputs(store: FileStore, ctx: TurnContext, director: dict | None,
         state={"plot_state": ctx.instance_state.get("plot_state", {}), "turn": ctx.turn},
         macros=_with_outlets(macros, lore.get("outlets", {})),
         chat_variables=ctx.variables.local, global_variables=ctx.variables.shared,
-        card=card, window=window, regex=turn_regex(store, ctx),
+        card=card, window=window, regex=regex,
         prompt_blocks=(ctx.instance_state.get("prompt_manager") or {}).get("blocks") or [],
         marker_order=tuple((ctx.instance_state.get("prompt_manager") or {}).get("markers") or ()),
         story=story, members=member_names,

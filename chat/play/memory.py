@@ -12,6 +12,7 @@ from chat.groups.members import is_group, members_of
 from chat.groups.prompt import lines_for_speaker, unnamed_lines_by
 from chat.groups.scene import recall_macros, unnamed_name
 from chat.play.macros import macro_values_for, player_time_zone
+from chat.play.regex_scripts import turn_regex
 from chat.play.turn_records import TurnContext
 from chat.prompt.recall_section import (
     RecallSection,
@@ -19,9 +20,11 @@ from chat.prompt.recall_section import (
     as_said,
     members_macros,
     recall_prepare,
+    recalled_scripted,
     recalled_text,
 )
 from director.logic import DirectorWords, director_prepare_context
+from library.find_replace.scripts import RegexRun
 from library.selectors import persona_effective
 from memory import runtime as memory_runtime
 from memory.recall.rag import fallback_search
@@ -48,19 +51,21 @@ def turn_recall(store: FileStore, ctx: TurnContext, *, memory_tokens: int) -> Re
 def recall_shown_as(store: FileStore, ctx: TurnContext, *, player_name: str) -> ShownAs:
     """How the speaker's prompt shows a line, for recall to leave out every line the prompt
     holds whoever said it: its macros filled as the prompt's are (a greeting's {{user}}), in a
-    group the player's and the other members' lines as "Name: …". Read on first use: most
-    turns recall nothing."""
-    read: list[tuple[Mapping[str, str], dict[str, dict[str, str]], str, PromptSeeds]] = []
+    group the player's and the other members' lines as "Name: …", the prompt's regex scripts
+    run on it whatever their depth bounds. Read on first use: most turns recall nothing."""
+    read: list[tuple[Mapping[str, str], dict[str, dict[str, str]], str, PromptSeeds,
+                     RegexRun]] = []
 
     def shown_as(line: dict[str, Any]) -> str:
         if not read:
             values = _recall_values(store, ctx)
             read.append((values, members_macros(values), unnamed_name(store, ctx.instance_state),
-                         prompt_seeds(ctx.lines)))
-        values, own, unnamed, seeds = read[0]
-        line = {**line, "content": recalled_text(
+                         prompt_seeds(ctx.lines), turn_regex(store, ctx)))
+        values, own, unnamed, seeds, regex = read[0]
+        line = {**line, "content": recalled_scripted(recalled_text(
             str(line.get("content") or ""), speaker=str(line.get("name") or ""), joined=False,
-            macros=values, own=own, seed=seeds.of(line))}
+            macros=values, own=own, seed=seeds.of(line)), role=str(line.get("role") or ""),
+            regex=regex, depth=None)}
         if not (is_group(ctx.instance_state) and ctx.speaker is not None):
             return as_said(line)
         return lines_for_speaker([line], speaker_id=ctx.speaker.character_id,
@@ -174,9 +179,12 @@ def turn_director(store: FileStore, ctx: TurnContext,
         values = _recall_values(store, ctx)
         own = members_macros(values)
         kept = _recall_kept(store, ctx)  # as everyday recall: witnessed, on this timeline
-        return ([recalled_text(h.text, speaker=str(h.metadata.get("name") or ""),
-                               joined=bool(h.metadata.get("joined")), macros=values, own=own,
-                               seed=h.id) for h in current if kept(h.metadata)],
+        regex = turn_regex(store, ctx)  # a block the card hides from the model stays hidden
+        return ([recalled_scripted(recalled_text(
+            h.text, speaker=str(h.metadata.get("name") or ""),
+            joined=bool(h.metadata.get("joined")), macros=values, own=own, seed=h.id),
+            role=str(h.metadata.get("role") or ""), regex=regex)
+            for h in current if kept(h.metadata)],
                 [h.text for h in reference if kept(h.metadata)])
 
     recall_on = recall_enabled(store)

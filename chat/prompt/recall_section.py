@@ -10,8 +10,10 @@ from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+from chat.prompt.conversation import line_placement
 from chat.prompt.give_way import giving_way_tokens, memory_part
 from chat.prompt.inputs import PromptResult
+from library.find_replace.scripts import RegexRun
 from memory import runtime as memory_runtime
 from memory.recall.passages import Near, Passage, passages_merge
 from memory.recall.rag import recall_mode
@@ -33,6 +35,9 @@ CONTEXT_LINES = 10
 MESSAGES_BACK = 8
 # What a recalled line costs besides its text: "- [2023-05-08] Name: " and the line break.
 LINE_OVERHEAD_TOKENS = 12
+# SillyTavern's depth of a message is how many come after it; a recalled line is older than
+# the conversation the prompt shows, so a script's max depth keeps it and a min depth takes it.
+RECALLED_DEPTH = 1_000_000
 
 
 # How a prompt shows a session line (its message's text): as it is, or its macros filled and
@@ -229,23 +234,25 @@ def _recalled_line(hit: Hit) -> dict[str, Any]:
 
 
 def recalled_entries(report: dict[str, Any], *, user_name: str, character_name: str,
-                     locale: str, macros: Mapping[str, str] | None = None
-                     ) -> list[dict[str, Any]]:
+                     locale: str, macros: Mapping[str, str] | None = None,
+                     regex: RegexRun | None = None) -> list[dict[str, Any]]:
     """The section's items, one per passage, in the order they were said (the oldest first,
     so a correction comes after what it corrects: docs/decisions/recall-order.md), each with
     `rank`, its place best first (a cut keeps the best); a passage's lines in the order they
     were said, each with its speaker (the template shows an item's speaker and text; a passage's
     text carries them), and its macros filled in as the conversation's lines are (a greeting is
-    kept as written)."""
+    kept as written), then the prompt's regex scripts run on it (`regex`) as on the
+    conversation's, so a block a card hides from the model is not sent back by recall."""
     mark = SPEAKER_MARK.get(locale.split("-")[0].split("_")[0], ": ")
     names = {"user": user_name, "assistant": character_name}
     own = members_macros(macros)
     entries = []
     ranked = list(enumerate(report.get("passages") or []))
     for rank, passage in sorted(ranked, key=lambda item: (_said_at(item[1]), item[0])):
-        texts = [recalled_text(line["text"], speaker=line["speaker"],
-                               joined=bool(line.get("joined")), macros=macros, own=own,
-                               seed=line["id"]) for line in passage["lines"]]
+        texts = [recalled_scripted(recalled_text(
+            line["text"], speaker=line["speaker"], joined=bool(line.get("joined")),
+            macros=macros, own=own, seed=line["id"]), role=line["role"], regex=regex)
+            for line in passage["lines"]]
         said = [text if line.get("joined") else f"{speaker}{mark}{text}"
                 if (speaker := line["speaker"] or names.get(line["role"], "")) else text
                 for line, text in zip(passage["lines"], texts)]
@@ -288,6 +295,15 @@ def recalled_text(text: str, *, speaker: str, joined: bool, macros: Mapping[str,
         filled.append(f"{name}{sep}{_filled(said, own[name], seed)}" if sep and name in own
                       else _filled(part, macros, seed))
     return "\n".join(filled)
+
+
+def recalled_scripted(text: str, *, role: str, regex: RegexRun | None,
+                      depth: int | None = RECALLED_DEPTH) -> str:
+    """A recalled line after the prompt's regex scripts, as the conversation runs them on a
+    message of that role (`depth` None: whatever the scripts' depth bounds)."""
+    if not regex:
+        return text
+    return regex.text(text, line_placement({"role": role}), prompt=True, depth=depth)
 
 
 def _filled(text: str, macros: Mapping[str, str] | None, seed: str) -> str:

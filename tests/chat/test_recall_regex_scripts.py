@@ -1,0 +1,97 @@
+"""A card's prompt scripts (SillyTavern's regex extension) reach the recalled lines too: a
+block the card hides from the model ("<UpdateVariable>…</UpdateVariable>", a status bar) is not
+sent back through the recalled section, and a line the conversation shows with the script run
+is not recalled beside it (outside pass O2: an MVU card's reply came back whole in
+"历史事件回忆", next to itself in the chat)."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+
+import pytest
+
+from chat.play.turn import turn_run
+from chat.services.instances import instance_create
+from library.card_formats.card_import import character_import_card
+from library.find_replace.services import card_scripts_allow
+from memory import runtime
+from tests.stub_llm import Reply
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+HIDDEN = {"id": "hide-state", "scriptName": "hide the state block",
+          "findRegex": "/<state>[\\s\\S]*?<\\/state>/g", "replaceString": "", "trimStrings": [],
+          "placement": [2], "disabled": False, "markdownOnly": True, "promptOnly": True,
+          "runOnEdit": True, "substituteRegex": 0, "minDepth": None, "maxDepth": None}
+REPLY = "The brass key is under the blue mat. <state>gold=30 shame=12</state>"
+
+
+def _chat(store, alice) -> str:
+    card = {"spec": "chara_card_v3", "spec_version": "3.0", "data": {
+        "name": "Mira", "description": "A innkeeper.", "personality": "", "scenario": "",
+        "first_mes": "", "mes_example": "", "alternate_greetings": [], "tags": [],
+        "extensions": {"regex_scripts": [HIDDEN]}}}
+    character_id = character_import_card(store, user=alice, filename="mira.json",
+                                         data=json.dumps(card).encode())
+    card_scripts_allow(store, username="alice", allowed=True,
+                       character=store.character_read(character_id))
+    return instance_create(store, owner=alice, character_id=character_id)
+
+
+def _turn(store, instance_id: str, text: str) -> None:
+    async def emit(event):
+        pass
+
+    asyncio.run(turn_run(store, instance_id=instance_id, user_text=text, emit=emit))
+
+
+def _asked(use_stub) -> list[dict]:
+    """The turn's request (not a recap's after it)."""
+    return next(request["messages"] for request in reversed(use_stub.requests)
+                if "Do you remember" in str(request["messages"][-1].get("content")))
+
+
+def _recalled(system: str) -> str:
+    header = "=== Recalled events ==="
+    start = system.find(header)
+    if start < 0:
+        return ""
+    end = system.find("===", start + len(header))
+    return system[start:end if end > 0 else None]
+
+
+def test_a_recalled_line_is_sent_as_the_cards_prompt_scripts_leave_it(
+        store, alice, memory_on, use_stub):
+    store.module_write("history", {**store.module_read("history"), "trim_max_messages": 2})
+    store.module_write("memory", {**store.module_read("memory"), "recaps_enabled": False})
+    config = store.config_read()  # the key's line out of the window: recalled, not shown
+    config["preferences"]["conversation_load_all"] = False
+    store.config_write(config)
+    instance_id = _chat(store, alice)
+    use_stub.script(Reply(REPLY))
+    _turn(store, instance_id, "Where is the brass key?")
+    for said in ("The rain has stopped.", "Let us eat.", "The bread is warm."):
+        use_stub.script(Reply("Yes."))
+        _turn(store, instance_id, said)
+    runtime.drain()
+    use_stub.script(Reply("Under the mat."))
+    _turn(store, instance_id, "Do you remember where the brass key is?")
+    messages = _asked(use_stub)
+    sent = json.dumps(messages, ensure_ascii=False)
+    assert "under the blue mat" in _recalled(messages[0]["content"])
+    assert "gold=30" not in sent
+
+
+def test_a_line_the_chat_shows_scripted_is_not_recalled_beside_it(
+        store, alice, memory_on, use_stub):
+    instance_id = _chat(store, alice)
+    use_stub.script(Reply(REPLY))
+    _turn(store, instance_id, "Where is the brass key?")
+    runtime.drain()
+    use_stub.script(Reply("Under the mat."))
+    _turn(store, instance_id, "Do you remember where the brass key is?")
+    messages = _asked(use_stub)
+    assert [message["content"].strip() for message in messages
+            if message["role"] == "assistant"] == ["The brass key is under the blue mat."]
+    assert "under the blue mat" not in _recalled(messages[0]["content"])
