@@ -43,14 +43,22 @@ def lines_for_speaker(lines: list[dict[str, Any]], *, speaker_id: str, player_na
     for line in lines:
         if line.get("role") == "user":
             name = line.get("name") or player_name  # the persona it was said under
-            shown.append({**line, "content": f"{name}: {line.get('content', '')}"})
+            shown.append(_named(line, f"{name}: ", role="user"))
         elif said_by_another(line, speaker_id=speaker_id, speaker_name=speaker_name,
                              unnamed_by=unnamed_by):
             name = line.get("name") or line.get("speaker") or unnamed_name or unnamed_by
-            shown.append({**line, "role": "user", "content": f"{name}: {line.get('content', '')}"})
+            shown.append(_named(line, f"{name}: ", role="user"))
         else:
             shown.append(line)
     return shown
+
+
+def _named(line: dict[str, Any], prefix: str, *, role: str) -> dict[str, Any]:
+    """A line shown as `role` with `prefix` ("Name: "); `said_role` and `shown_prefix` keep
+    how it was said, for the prompt's regex scripts (chat/prompt/conversation.py
+    line_scripted), which SillyTavern runs on the message as said, before the name."""
+    return {**line, "role": role, "said_role": line.get("said_role") or line.get("role"),
+            "shown_prefix": prefix, "content": f"{prefix}{line.get('content', '')}"}
 
 
 MEMBERS_TEXT = {

@@ -95,8 +95,20 @@ def _line_message(
 
 
 def line_placement(line: dict[str, Any]) -> int:
-    """Where SillyTavern's scripts see a message: the player's input or the AI's output."""
-    return USER_INPUT if line.get("role") == "user" else AI_OUTPUT
+    """Where SillyTavern's scripts see a message: the player's input or the AI's output (in a
+    group another member's reply is still an output, though the speaker reads it as a user
+    turn)."""
+    return USER_INPUT if (line.get("said_role") or line.get("role")) == "user" else AI_OUTPUT
+
+
+def line_scripted(regex: RegexRun, content: str, line: dict[str, Any], *, depth: int) -> str:
+    """A message after the prompt's scripts, run on the text as said: a group's "Name: " in
+    front of it is left out of what they see, as SillyTavern puts the name on after them."""
+    prefix = str(line.get("shown_prefix") or "")
+    if not (prefix and content.startswith(prefix)):
+        return regex.text(content, line_placement(line), prompt=True, depth=depth)
+    return prefix + regex.text(content[len(prefix):], line_placement(line), prompt=True,
+                               depth=depth)
 
 
 # Older messages each larger than the conversation's whole room, passed over before the window
@@ -186,8 +198,7 @@ def conversation_window(
             continue
         message = _line_message(line, summary_source, variables)
         if regex and line.get("type") != "summary":
-            message["content"] = regex.text(message["content"], line_placement(line),
-                                            prompt=True, depth=depth)
+            message["content"] = line_scripted(regex, message["content"], line, depth=depth)
             depth += 1
         tokens = counted.get(message["content"])
         cost = (MESSAGE_OVERHEAD_TOKENS + tokens if tokens is not None

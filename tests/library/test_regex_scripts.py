@@ -463,3 +463,23 @@ def test_a_replacement_that_would_grow_past_the_cap_is_refused_before_it_is_buil
         "scriptName": "twice", "findRegex": "/a/g", "replaceString": "$0$0",
         "placement": [1]}),))
     assert small.text("banana", 1) == "baanaanaa"
+
+
+async def test_in_a_group_another_members_reply_gets_the_ai_output_scripts_before_its_name(
+        store, alice, group, character, brenna, use_stub):
+    """SillyTavern runs a prompt's scripts on each message as said (`is_user` picks the
+    placement), before a group's "Name: " is put in front: another member's reply, shown to
+    the speaker as a user turn, still lost its AI-output block, not the player's words."""
+    await sync_to_async(regex_scripts_account_save)(store, user=alice, scripts=[
+        _script("/<state>[\\s\\S]*?<\\/state>/g", "", [2], promptOnly=True),
+        _script("/bread/g", "loaf", [1], promptOnly=True),
+        _script("/^The /g", "A ", [2], promptOnly=True)])
+    reply_order_set(store, group, "manual")
+    use_stub.script(Reply("The bread is warm. <state>gold=3</state>"))
+    await turn_said(store, group, "Any bread?", speaker=brenna)
+    use_stub.script(Reply("ok"))
+    await turn_said(store, group, "And you?", speaker=character)
+    shown = [message["content"] for message in use_stub.requests[-1]["messages"]
+             if message["content"].startswith("Brenna: ")]
+    assert [text.strip() for text in shown] == ["Brenna: ……嗯。", "Brenna: A bread is warm."]
+    assert "gold=3" not in json.dumps(use_stub.requests[-1]["messages"])
