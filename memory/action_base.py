@@ -4,6 +4,7 @@ the session's messages grouped by turn."""
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Callable
 from typing import Any
 
 from django.utils.translation import gettext
@@ -60,6 +61,16 @@ async def llm_text(llm: Any, messages: list[dict], context: dict[str, Any]) -> s
 
 def int_setting(value: Any, default: int) -> int:
     return value if isinstance(value, int) and not isinstance(value, bool) else default
+
+
+# How the chat's prompt shows session lines to the model: the chat layer's regex scripts run on
+# them (chat/play/regex_scripts.py `lines_for_model`); None keeps them as stored.
+LinesShown = Callable[[list[dict[str, Any]]], list[dict[str, Any]]]
+
+
+def lines_shown(lines: list[dict[str, Any]], shown: LinesShown | None) -> list[dict[str, Any]]:
+    """`lines` as a request to the model shows them (only the request: files keep them)."""
+    return shown(lines) if shown is not None and lines else lines
 
 
 def session_messages(session: SessionRead) -> list[dict[str, Any]]:

@@ -12,6 +12,7 @@ from django.http import HttpRequest
 from django.utils.translation import gettext_noop
 from ninja import Router, Status
 
+from chat.play.regex_scripts import lines_for_model
 from chat.services.instances import instance_for_user
 from chat.services.memory_actions import memory_action, provider_fitted
 from memory import authors_note, runtime
@@ -170,9 +171,11 @@ async def recaps_rebuild(request: HttpRequest, instance_id: str):
     runtime.progress_set(instance_id, gettext_noop("Starting"))
     try:
         llm, window = await provider_fitted(store, instance_id)
+        shown = await sync_to_async(lambda: lines_for_model(
+            store, state=store.instance_state_read(instance_id)))()
         return await recap_rebuild(
             store, instance_id=instance_id, llm=llm, settings=store.module_read("memory"),
-            prompt_tokens=window.prompt_room,
+            prompt_tokens=window.prompt_room, shown=shown,
             progress=lambda text, values=None: runtime.progress_set(instance_id, text, values))
     finally:
         runtime.progress_set(instance_id, None)

@@ -14,6 +14,7 @@ from typing import Any, Awaitable, Callable
 from django.conf import settings
 
 from chat.play import context as turn_context
+from chat.play.regex_scripts import lines_for_model
 from chat.play.window import turn_window
 from chat.selectors import memory_settings_effective
 from memory.summaries.recaps import recap_failed_warning, recap_maybe_roll
@@ -59,12 +60,14 @@ async def recaps_roll_now(store: FileStore, instance_id: str, provider: Provider
     if not settings_.get("recaps_enabled"):
         return
     try:
-        window, _ = await asyncio.to_thread(
-            lambda: turn_window(store, store.instance_state_read(instance_id)))
+        state = await asyncio.to_thread(store.instance_state_read, instance_id)
+        window, _ = await asyncio.to_thread(turn_window, store, state)
+        shown = await asyncio.to_thread(lambda: lines_for_model(store, state=state))
         llm = ReplyCapped(provider or turn_context.provider_current(store),
                           window_tokens=window.tokens, least=window.reply)
         done = await recap_maybe_roll(store, instance_id=instance_id, llm=llm,
-                                      settings=settings_, prompt_tokens=window.prompt_room)
+                                      settings=settings_, prompt_tokens=window.prompt_room,
+                                      shown=shown)
     except Exception as exc:  # noqa: BLE001
         log.exception("recap roll failed for %s", instance_id)
         done = {"action": "failed", "message": str(exc) or type(exc).__name__}

@@ -19,6 +19,7 @@ from library.find_replace.scripts import (
 )
 from library.find_replace.services import regex_scripts_for_chat
 from library.selectors import character_for_chat_optional, persona_effective
+from memory.action_base import LinesShown
 from personalab.lib.filestore.store import FileStore
 from personalab.lib.js_regex import js_macro_escaped
 from personalab.lib.line_macros import character_macro_values, line_macros_replace
@@ -162,3 +163,26 @@ def player_line_regexed(store: FileStore, *, state: Mapping[str, Any], text: str
     return regex_run_for(store, owner=state.get("owner"), character=character,
                          persona_id=state.get("persona_id"),
                          preset=state.get("prompt_manager")).text(text, USER_INPUT)
+
+
+def lines_for_model(store: FileStore, *, state: Mapping[str, Any],
+                    character_id: str | None = None) -> LinesShown | None:
+    """How summarize, update memory and the recaps show the chat's lines to the model: as a
+    prompt does, the account's and the character's (or member `character_id`'s) prompt scripts
+    run on each, the player's as input and the others as the AI's output, depth counted from
+    the newest line given (SillyTavern's Summarize asks through the chat's prompt). None when
+    no script runs."""
+    character = character_for_chat_optional(
+        store, state=dict(state), character_id=character_id or state.get("character_id"))
+    run = regex_run_for(store, owner=state.get("owner"), character=character,
+                        persona_id=state.get("persona_id"), preset=state.get("prompt_manager"))
+    if not run:
+        return None
+
+    def shown(lines: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        newest = len(lines) - 1
+        return [{**line, "content": run.text(
+            str(line.get("content") or ""), USER_INPUT if line.get("role") == "user"
+            else AI_OUTPUT, prompt=True, depth=newest - at)} for at, line in enumerate(lines)]
+
+    return shown

@@ -7,6 +7,7 @@ from asgiref.sync import sync_to_async
 from django.utils.translation import gettext_noop
 
 from chat.play.context import provider_current
+from chat.play.regex_scripts import lines_for_model
 from chat.play.window import turn_window
 from chat.prompt.window import ContextWindow
 from chat.services.index import instance_index
@@ -40,18 +41,20 @@ async def memory_action(instance_id: str, action: str, progress=None, *,
              else gettext_noop("Updating the memory"))
     try:
         provider, window = await provider_fitted(store, instance_id)
+        shown = await sync_to_async(lambda: lines_for_model(
+            store, state=store.instance_state_read(instance_id), character_id=character_id))()
         if action == "summarize":
             index, warning = runtime.index_or_warning(store)
             result = await memory_summarize(store, instance_id=instance_id, llm=provider,
                                             index=index, progress=progress,
-                                            prompt_tokens=window.prompt_room)
+                                            prompt_tokens=window.prompt_room, shown=shown)
             if warning:
                 result.setdefault("warnings", []).append(warning)
         else:
             last_n = store.module_read("memory").get("update_memory_last_n_turns", 20)
             result = await memory_update_persona(store, instance_id=instance_id, llm=provider,
                                                  last_n_turns=last_n, character_id=character_id,
-                                                 prompt_tokens=window.prompt_room)
+                                                 prompt_tokens=window.prompt_room, shown=shown)
     finally:
         lock.release()
         runtime.progress_set(instance_id, None)

@@ -15,7 +15,15 @@ from typing import Any
 from django.utils.translation import gettext
 
 from memory import prompts
-from memory.action_base import llm_text, scene_of, session_messages, speaker_of, turn_groups
+from memory.action_base import (
+    LinesShown,
+    lines_shown,
+    llm_text,
+    scene_of,
+    session_messages,
+    speaker_of,
+    turn_groups,
+)
 from memory.errors import MemoryActionError
 from memory.summaries.recap_copies import turn_group_key
 from memory.summaries.transcript_parts import request_tokens, transcript_parts
@@ -78,9 +86,11 @@ def persona_member(store: FileStore, *, instance_id: str,
 
 async def memory_update_persona(store: FileStore, *, instance_id: str, llm: Any,
                                 last_n_turns: int = 20, character_id: str | None = None,
-                                prompt_tokens: int | None = None) -> dict[str, Any]:
+                                prompt_tokens: int | None = None,
+                                shown: LinesShown | None = None) -> dict[str, Any]:
     """Grow one member's evolved persona from the recent turns it witnessed: the newest of them
-    that fit `prompt_tokens` (what one request may hold) with the personas."""
+    that fit `prompt_tokens` (what one request may hold) with the personas, as the chat's
+    prompt shows them (`shown`: its regex scripts)."""
     state, character_id = persona_member(store, instance_id=instance_id,
                                          character_id=character_id)
     character = member_state_read(store, instance_id, state, character_id)
@@ -91,6 +101,7 @@ async def memory_update_persona(store: FileStore, *, instance_id: str, llm: Any,
     if not turns:
         raise MemoryActionError(gettext("There is no conversation yet: memory cannot be "
                                         "updated."))
+    turns = lines_shown(turns, shown)
     name, locale = await speaker_of(store, state, character_id)
     members, player = await scene_of(store, state)
     scene = {"others": [other for member, other in members.items() if member != character_id],

@@ -12,7 +12,15 @@ from typing import Any
 from django.utils.translation import gettext, gettext_noop
 
 from memory import prompts
-from memory.action_base import int_setting, llm_text, scene_of, speaker_of, turn_groups
+from memory.action_base import (
+    LinesShown,
+    int_setting,
+    lines_shown,
+    llm_text,
+    scene_of,
+    speaker_of,
+    turn_groups,
+)
 from memory.errors import MemoryActionError
 from memory.item_lists import item_remove, item_reorder, item_update, items_doc_read
 from memory.summaries.recap_copies import COPIED_TURNS_MOST, copies_recapped
@@ -66,11 +74,14 @@ def _recap_doc(store: FileStore, instance_id: str) -> dict[str, Any]:
 
 async def _recap_chunk(store: FileStore, *, llm: Any, state: dict[str, Any], session_id: str,
                        lines: list[dict[str, Any]], from_turn: int, to_turn: int,
-                       prompt_tokens: int | None = None) -> dict[str, Any]:
+                       prompt_tokens: int | None = None,
+                       shown: LinesShown | None = None) -> dict[str, Any]:
     """A recap of `lines`; with `prompt_tokens` (what one request may hold) their transcript is
     fitted to it: a turn too long is shortened in the middle, and when the turns still do not
     fit together the newest of them that do are recapped (a pasted book in one message made
-    every recap of its turns a request the model refused)."""
+    every recap of its turns a request the model refused); `shown`: how the chat's prompt shows
+    them (its regex scripts)."""
+    lines = lines_shown(lines, shown)
     name, locale = await speaker_of(store, state)
     members, player = await scene_of(store, state)
     scene = {"members": list(members.values()), "player_name": player}
@@ -176,12 +187,12 @@ def _turns_to_recap(store: FileStore, instance_id: str, session_id: str,
 
 
 async def recap_maybe_roll(store: FileStore, *, instance_id: str, llm: Any,
-                           settings: dict[str, Any],
-                           prompt_tokens: int | None = None) -> dict[str, Any] | None:
+                           settings: dict[str, Any], prompt_tokens: int | None = None,
+                           shown: LinesShown | None = None) -> dict[str, Any] | None:
     """Called after each finished turn. Returns what it did, or None when it had nothing to do.
     An LLM failure changes nothing and comes back as {"action": "failed", "message": ...}.
     `prompt_tokens`: what one request may hold (the chat's window), which the recap's
-    transcript is fitted to."""
+    transcript is fitted to; `shown`: how the chat's prompt shows its lines."""
     if not settings.get("recaps_enabled"):
         return None
     every, stack, max_entries = _recap_settings(settings)
@@ -203,7 +214,7 @@ async def recap_maybe_roll(store: FileStore, *, instance_id: str, llm: Any,
         entry = await _recap_chunk(store, llm=llm, state=state, session_id=session_id,
                                    lines=[line for turn in turns for line in groups[turn]],
                                    from_turn=turns[0], to_turn=last,
-                                   prompt_tokens=prompt_tokens)
+                                   prompt_tokens=prompt_tokens, shown=shown)
     except MemoryActionError as exc:
         return {"action": "failed", "from_turn": first, "to_turn": last, "message": exc.message}
     result = _recap_push(data, entry, stack_every=stack, max_entries=max_entries)
@@ -229,7 +240,8 @@ def recap_chunks(groups: dict[int, Any], *, covered: set[int],
 async def recap_rebuild(store: FileStore, *, instance_id: str, llm: Any,
                         settings: dict[str, Any],
                         progress: Callable[..., None] | None = None,
-                        prompt_tokens: int | None = None) -> dict[str, Any]:
+                        prompt_tokens: int | None = None,
+                        shown: LinesShown | None = None) -> dict[str, Any]:
     """Recompute the current session's recaps (its items and pending summaries) from its turns;
     recaps of earlier sessions are kept. All LLM calls happen before anything is written.
     `progress(text, values)` hears each request to the model (text untranslated);
@@ -256,7 +268,7 @@ async def recap_rebuild(store: FileStore, *, instance_id: str, llm: Any,
             store, llm=llm, state=state, session_id=session_id,
             lines=[line for turn in turns for line in groups[turn]],
             from_turn=turns[0] if covered else end - every + 1, to_turn=end,
-            prompt_tokens=prompt_tokens))
+            prompt_tokens=prompt_tokens, shown=shown))
     for entry in entries:
         _recap_push(rebuilt, entry, stack_every=stack, max_entries=max_entries)
     store.memory_json_write(instance_id, RECAPS_FILE, rebuilt)

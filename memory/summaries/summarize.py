@@ -28,7 +28,9 @@ from django.utils.translation import gettext, gettext_noop
 
 from memory import prompts
 from memory.action_base import (
+    LinesShown,
     int_setting,
+    lines_shown,
     llm_text,
     player_of,
     session_messages,
@@ -221,9 +223,12 @@ def _part_failed(exc: MemoryActionError, number: int, parts: int) -> MemoryActio
 
 async def memory_summarize(store: FileStore, *, instance_id: str, llm: Any, index: Any,
                            progress: Callable[..., None] | None = None,
-                           prompt_tokens: int | None = None) -> dict[str, Any]:
+                           prompt_tokens: int | None = None,
+                           shown: LinesShown | None = None) -> dict[str, Any]:
     """`progress(text, values=None)` hears each stage; `prompt_tokens`: what one request to the
-    model may hold (the context window less the reply), so a long session is asked in parts."""
+    model may hold (the context window less the reply), so a long session is asked in parts;
+    `shown`: how the chat's prompt shows its lines (its regex scripts), which the model is
+    asked about (the new session keeps them as stored)."""
     say = progress or (lambda text, values=None: None)
     summarize_recover(store, instance_id=instance_id)
     say(gettext_noop("Reading the current session"))
@@ -238,7 +243,8 @@ async def memory_summarize(store: FileStore, *, instance_id: str, llm: Any, inde
     name, locale = await speaker_of(store, state)
     events, reused = await _events_ask(store, llm, name=name, locale=locale,
                                        player=await player_of(store, state), earlier=earlier,
-                                       messages=messages, prompt_tokens=prompt_tokens, say=say,
+                                       messages=lines_shown(messages, shown),
+                                       prompt_tokens=prompt_tokens, say=say,
                                        instance_id=instance_id, session_id=old_id)
 
     owner = _event_owner(instance_id, state, messages)

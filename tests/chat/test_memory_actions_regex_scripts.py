@@ -1,0 +1,78 @@
+"""Summarize, update memory and the rolling recaps ask the model about the chat as a prompt
+shows it: a card's prompt script that hides a block from the model ("<UpdateVariable>…", an
+MVU card's) hides it from these requests too, as SillyTavern's Summarize builds its request
+through the chat's prompt (outside pass O2). The chat's files keep the text as written."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+
+import pytest
+
+from chat.play.turn import turn_run
+from chat.services.instances import instance_create
+from chat.services.memory_actions import memory_action
+from library.card_formats.card_import import character_import_card
+from library.find_replace.services import card_scripts_allow
+from tests.stub_llm import Reply
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+HIDDEN = {"id": "hide-state", "scriptName": "hide the state block",
+          "findRegex": "/<state>[\\s\\S]*?<\\/state>/g", "replaceString": "", "trimStrings": [],
+          "placement": [2], "disabled": False, "markdownOnly": True, "promptOnly": True,
+          "runOnEdit": True, "substituteRegex": 0, "minDepth": None, "maxDepth": None}
+REPLY = "The brass key is under the blue mat. <state>gold=30 shame=12</state>"
+EVENTS = json.dumps({"events": [{"summary": "Mira told where the key is.",
+                                 "plot": "The key is under the mat."}]})
+
+
+def _chat(store, alice) -> str:
+    card = {"spec": "chara_card_v3", "spec_version": "3.0", "data": {
+        "name": "Mira", "description": "An innkeeper.", "personality": "", "scenario": "",
+        "first_mes": "", "mes_example": "", "alternate_greetings": [], "tags": [],
+        "extensions": {"regex_scripts": [HIDDEN]}}}
+    character_id = character_import_card(store, user=alice, filename="mira.json",
+                                         data=json.dumps(card).encode())
+    card_scripts_allow(store, username="alice", allowed=True,
+                       character=store.character_read(character_id))
+    instance_id = instance_create(store, owner=alice, character_id=character_id)
+
+    async def emit(event):
+        pass
+
+    for said in ("Where is the brass key?", "Thanks."):
+        asyncio.run(turn_run(store, instance_id=instance_id, user_text=said, emit=emit))
+    return instance_id
+
+
+def _sent(request: dict) -> str:
+    return json.dumps(request["messages"], ensure_ascii=False)
+
+
+def test_summarize_and_update_memory_ask_without_the_block_the_card_hides(
+        store, alice, use_stub):
+    use_stub.script(Reply(REPLY), Reply(REPLY))
+    instance_id = _chat(store, alice)
+    use_stub.script(Reply("Mira trusts the guest."))
+    asyncio.run(memory_action(instance_id, "update_memory"))
+    assert "under the blue mat" in _sent(use_stub.requests[-1])
+    assert "gold=30" not in _sent(use_stub.requests[-1])
+    use_stub.script(Reply(EVENTS))
+    asyncio.run(memory_action(instance_id, "summarize"))
+    assert "under the blue mat" in _sent(use_stub.requests[-1])
+    assert "gold=30" not in _sent(use_stub.requests[-1])
+    old = store.session_read(instance_id, "sess_001")
+    assert REPLY in [line["content"] for line in old.lines if line.get("role")]
+
+
+def test_a_rolling_recap_asks_without_the_block_the_card_hides(store, alice, use_stub):
+    store.module_write("memory", {**store.module_read("memory"), "recaps_enabled": True,
+                                  "recap_every_n_rounds": 2})
+    use_stub.script(Reply(REPLY), Reply(REPLY), Reply("Mira told the guest where the key is."))
+    _chat(store, alice)
+    [recap] = [request for request in use_stub.requests
+               if "recap" in request["messages"][0]["content"]]
+    assert "under the blue mat" in _sent(recap)
+    assert "gold=30" not in _sent(recap)
