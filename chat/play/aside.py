@@ -22,10 +22,12 @@ import numpy as np
 
 from chat.groups.prompt import lines_for_speaker
 from chat.play import context as turn_context
+from chat.play.regex_scripts import lines_for_model
 from chat.play.turn import Emit, TurnRefused, validate_user_text
 from chat.services.generation import generation_for_instance
 from library.errors import ItemWithheld
 from library.selectors import character_for_chat, persona_effective
+from memory.action_base import lines_shown
 from memory.character.pinned import pinned_prompt_effective
 from memory.summaries.recaps import recap_items
 from personalab.lib.filestore.jsonfile import utc_now
@@ -179,8 +181,10 @@ def aside_messages(store: FileStore, *, instance_id: str, state: dict[str, Any],
         _section(words["pinned"], pinned),
         _section(words["recaps"], "\n".join(recaps)),
     ]
+    shown = lines_for_model(store, state=state, character_id=character_id)
     recent = [{"role": line["role"], "content": str(line.get("content") or "")}
-              for line in lines_for_speaker(_recent_lines(store, instance_id, state),
+              for line in lines_for_speaker(lines_shown(_recent_lines(store, instance_id, state),
+                                                        shown),
                                             speaker_id=character_id,
                                             player_name=persona["name"], speaker_name=name)]
     return [{"role": "system", "content": "\n\n".join(s for s in sections if s)},

@@ -1,5 +1,5 @@
-"""Summarize, update memory and the rolling recaps ask the model about the chat as a prompt
-shows it: a card's prompt script that hides a block from the model ("<UpdateVariable>…", an
+"""Summarize, update memory, the rolling recaps and an aside ask the model about the chat as
+a prompt shows it: a card's prompt script that hides a block from the model ("<UpdateVariable>…", an
 MVU card's) hides it from these requests too, as SillyTavern's Summarize builds its request
 through the chat's prompt (outside pass O2). The chat's files keep the text as written."""
 
@@ -76,3 +76,16 @@ def test_a_rolling_recap_asks_without_the_block_the_card_hides(store, alice, use
                if "recap" in request["messages"][0]["content"]]
     assert "under the blue mat" in _sent(recap)
     assert "gold=30" not in _sent(recap)
+
+
+def test_an_aside_sees_the_recent_lines_without_the_block_the_card_hides(
+        store, alice, alice_client, use_stub):
+    use_stub.script(Reply(REPLY), Reply(REPLY))
+    instance_id = _chat(store, alice)
+    use_stub.script(Reply("Fine."))
+    response = alice_client.post("/api/v1/chat", {"instance_id": instance_id,
+                                                  "query": "All good?", "mode": "aside"},
+                                 content_type="application/json")
+    assert response.status_code == 200, response.content
+    assert "under the blue mat" in _sent(use_stub.requests[-1])
+    assert "gold=30" not in _sent(use_stub.requests[-1])
