@@ -14,8 +14,10 @@ from chat.groups.cards import card_join_for_turn, cards_joined
 from chat.groups.members import is_group, members_of
 from chat.play.first_included import MACRO as FIRST_INCLUDED_MACRO
 from chat.play.macros import macro_values_for, player_time_zone
+from chat.play.regex_scripts import turn_regex
 from chat.play.turn_records import TurnContext
 from chat.prompt.card_fields import CardFields, card_fields_read, scenario_overridden
+from chat.prompt.conversation import line_placement
 from chat.prompt.variables import lore_rng
 from chat.prompt.window import ContextWindow
 from chat.prompt.world_info import lore_sources, lore_speaker, lore_vectors
@@ -56,9 +58,13 @@ def lore_for_turn(store: FileStore, ctx: TurnContext, window: ContextWindow) -> 
                                   time_zone=player_time_zone(store, state=ctx.instance_state)) | {
                                       FIRST_INCLUDED_MACRO: ctx.first_included}
         # As the prompt sends them: SillyTavern stores a player's message with its macros
-        # filled in ("I hug {{char}}" is "I hug Pia"), and scans what it stored.
-        scanned = [{**line, "content": line_macros_replace(line, values)}
-                   for line in _recent_lines(session, depth)]
+        # filled in ("I hug {{char}}" is "I hug Pia"), and scans what it stored after the
+        # prompt's regex scripts (its chatForWI is the scripted chat).
+        recent = _recent_lines(session, depth)
+        regex = turn_regex(store, ctx)
+        scanned = [{**line, "content": regex.text(
+            line_macros_replace(line, values), line_placement(line), prompt=True,
+            depth=len(recent) - 1 - at)} for at, line in enumerate(recent)]
         messages = [line["content"] for line in scanned]
         card = _card_scanned(store, ctx, override, user_name=values["user"])
         speaker_id = (ctx.speaker.character_id if ctx.speaker

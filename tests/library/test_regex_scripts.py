@@ -483,3 +483,25 @@ async def test_in_a_group_another_members_reply_gets_the_ai_output_scripts_befor
              if message["content"].startswith("Brenna: ")]
     assert [text.strip() for text in shown] == ["Brenna: ……嗯。", "Brenna: A bread is warm."]
     assert "gold=3" not in json.dumps(use_stub.requests[-1]["messages"])
+
+
+def test_world_info_scans_the_messages_as_the_prompt_scripts_leave_them(
+        store, alice, character, instance, use_stub):
+    """SillyTavern scans the chat for lore keys after the prompt's scripts (`chatForWI` is
+    made of the scripted messages): a key inside a block a card hides from the model, as an
+    MVU card's "<UpdateVariable>" JSON names its places, does not fire the entry."""
+    lorebook_link(store, character, {"uid": 1, "keys": ["chapel"],
+                                     "content": "The chapel roof leaks."})
+    regex_scripts_account_save(store, user=alice, scripts=[
+        _script("/<state>[\\s\\S]*?<\\/state>/g", "", [2], promptOnly=True)])
+    use_stub.script(Reply("Good morning. <state>place=chapel</state>"))
+    _turn(store, instance, "Good morning.")
+    use_stub.script(Reply("ok"))
+    _turn(store, instance, "What now?")
+    sent = "\n".join(m["content"] for m in use_stub.requests[-1]["messages"])
+    assert "The chapel roof leaks." not in sent and "place=chapel" not in sent
+    use_stub.script(Reply("To the chapel, then."))
+    _turn(store, instance, "Where to?")
+    use_stub.script(Reply("ok"))
+    _turn(store, instance, "Go on.")
+    assert "The chapel roof leaks." in use_stub.requests[-1]["messages"][0]["content"]
