@@ -44,6 +44,17 @@ def _swiped_fields(line: dict[str, Any]) -> dict[str, Any]:
             if key in entry}
 
 
+def st_display_text(line: dict[str, Any]) -> str | None:
+    """SillyTavern's `extra.display_text` (its translate extension's text, shown in place of
+    the message as its addOneMessage shows it) while the message is as it was imported, the
+    swipe shown included: an edit, a continue or a reply made here shows the message itself."""
+    if any(line.get(key) for key in ("edited", "continued", "trace_id")):
+        return None
+    extra = _swiped_fields(line).get("extra", line.get("extra"))
+    shown = extra.get("display_text") if isinstance(extra, dict) else None
+    return shown if isinstance(shown, str) and shown.strip() else None
+
+
 def _swipes_export(line: dict[str, Any], record: dict[str, Any]) -> None:
     """Swipes as the line's versions now are; an imported swipe_info that no longer matches
     them (a regenerated or edited reply) is left out rather than written wrong."""

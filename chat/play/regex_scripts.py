@@ -8,6 +8,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from chat.import_export.st_chat_export import st_display_text
 from chat.play.turn_records import TurnContext
 from library.find_replace.scripts import (
     AI_OUTPUT,
@@ -91,6 +92,9 @@ class LineDisplay:
     depths: dict[int, int] = field(default_factory=dict)  # by id() of the lines read
 
     def text(self, line: Mapping[str, Any]) -> str:
+        shown = st_display_text(dict(line))
+        if shown is not None:  # an imported SillyTavern translation, shown as it showed it
+            line = {**line, "content": shown}
         text = line_macros_replace(line, self.values) if self.values else str(
             line.get("content") or "")
         if not self.run or line.get("type") == "summary" or not line.get("role"):
