@@ -183,8 +183,8 @@ def turn_director(store: FileStore, ctx: TurnContext,
         return ([recalled_scripted(recalled_text(
             h.text, speaker=str(h.metadata.get("name") or ""),
             joined=bool(h.metadata.get("joined")), macros=values, own=own, seed=h.id),
-            role=str(h.metadata.get("role") or ""), regex=regex)
-            for h in current if kept(h.metadata)],
+            role=str(h.metadata.get("role") or ""), regex=regex if h.collection == "turns"
+            else None) for h in current if kept(h.metadata)],
                 [h.text for h in reference if kept(h.metadata)])
 
     recall_on = recall_enabled(store)

@@ -241,8 +241,9 @@ def recalled_entries(report: dict[str, Any], *, user_name: str, character_name: 
     `rank`, its place best first (a cut keeps the best); a passage's lines in the order they
     were said, each with its speaker (the template shows an item's speaker and text; a passage's
     text carries them), and its macros filled in as the conversation's lines are (a greeting is
-    kept as written), then the prompt's regex scripts run on it (`regex`) as on the
-    conversation's, so a block a card hides from the model is not sent back by recall."""
+    kept as written), then a chat line gets the prompt's regex scripts (`regex`) as the
+    conversation's do, so a block a card hides from the model is not sent back by recall (a
+    summary, the model's own words, gets none, as in the conversation)."""
     mark = SPEAKER_MARK.get(locale.split("-")[0].split("_")[0], ": ")
     names = {"user": user_name, "assistant": character_name}
     own = members_macros(macros)
@@ -251,7 +252,8 @@ def recalled_entries(report: dict[str, Any], *, user_name: str, character_name: 
     for rank, passage in sorted(ranked, key=lambda item: (_said_at(item[1]), item[0])):
         texts = [recalled_scripted(recalled_text(
             line["text"], speaker=line["speaker"], joined=bool(line.get("joined")),
-            macros=macros, own=own, seed=line["id"]), role=line["role"], regex=regex)
+            macros=macros, own=own, seed=line["id"]), role=line["role"],
+            regex=regex if line.get("collection") == "turns" else None)
             for line in passage["lines"]]
         said = [text if line.get("joined") else f"{speaker}{mark}{text}"
                 if (speaker := line["speaker"] or names.get(line["role"], "")) else text

@@ -27,7 +27,7 @@ HIDDEN = {"id": "hide-state", "scriptName": "hide the state block",
 REPLY = "The brass key is under the blue mat. <state>gold=30 shame=12</state>"
 
 
-def _chat(store, alice) -> str:
+def _chat(store, alice, background_id: str | None = None) -> str:
     card = {"spec": "chara_card_v3", "spec_version": "3.0", "data": {
         "name": "Mira", "description": "A innkeeper.", "personality": "", "scenario": "",
         "first_mes": "", "mes_example": "", "alternate_greetings": [], "tags": [],
@@ -36,7 +36,8 @@ def _chat(store, alice) -> str:
                                          data=json.dumps(card).encode())
     card_scripts_allow(store, username="alice", allowed=True,
                        character=store.character_read(character_id))
-    return instance_create(store, owner=alice, character_id=character_id)
+    return instance_create(store, owner=alice, character_id=character_id,
+                           background_id=background_id)
 
 
 def _turn(store, instance_id: str, text: str) -> None:
@@ -95,3 +96,21 @@ def test_a_line_the_chat_shows_scripted_is_not_recalled_beside_it(
     assert [message["content"].strip() for message in messages
             if message["role"] == "assistant"] == ["The brass key is under the blue mat."]
     assert "under the blue mat" not in _recalled(messages[0]["content"])
+
+
+
+def test_the_directors_events_are_sent_as_the_cards_prompt_scripts_leave_them(
+        store, alice, background, memory_on, use_stub):
+    """The fallback reminder lists this story's events (its lines among them): none brings
+    back the hidden block."""
+    store.module_write("memory", {**store.module_read("memory"), "recaps_enabled": False})
+    instance_id = _chat(store, alice, background)
+    use_stub.script(Reply(REPLY))
+    _turn(store, instance_id, "Where is the brass key?")
+    runtime.drain()
+    for said in ("The rain has stopped.", "Let us eat.", "Do you remember the brass key?"):
+        use_stub.script(Reply("Yes."))
+        _turn(store, instance_id, said)
+    system = _asked(use_stub)[0]["content"]
+    events = system[system.index("[Events that already happened in this story]"):]
+    assert "under the blue mat" in events and "gold=30" not in system
