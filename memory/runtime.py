@@ -47,6 +47,12 @@ _worker: threading.Thread | None = None
 # nothing here opens it meanwhile.
 _store_checked = threading.Event()
 _store_checked.set()
+# Clear from a server's start until what a turn's recall uses is built (recall_warm): a turn
+# waits at most RECALL_WARM_WAIT_SECONDS for it, then goes on without recall. After a restart
+# the first turn's recall waited 14-26 s in silence for Chroma and the engines at load 12.
+_recall_warm = threading.Event()
+_recall_warm.set()
+RECALL_WARM_WAIT_SECONDS = 2.0
 
 
 PROGRESS_FILE = ".memory_progress.json"
@@ -151,6 +157,36 @@ def index_or_warning(store: FileStore) -> tuple[Any, dict | None]:
     except Exception as exc:  # noqa: BLE001 — chat goes on without recall (SPEC §5)
         log.warning("memory index unavailable: %s", exc)
         return None, _recall_warning(str(exc))
+
+
+def index_for_turn(store: FileStore, *, wait: float | None = None) -> tuple[Any, dict | None]:
+    """`index_or_warning` for a turn's recall: while a server is still building what recall
+    uses after its start, at most `wait` seconds, then none and the recall_unavailable warning."""
+    if not _recall_warm.wait(timeout=RECALL_WARM_WAIT_SECONDS if wait is None else wait):
+        return None, _recall_warning("the memory is still loading after the server's start")
+    return index_or_warning(store)
+
+
+def recall_warm_pending() -> None:
+    """A server's start, before it listens: turns wait (bounded) for `recall_warm`."""
+    _recall_warm.clear()
+
+
+def recall_warm(store: FileStore) -> None:
+    """Build what a turn's recall uses (the store checked, the index and its collections open,
+    a query embedded: e5's engines, MiniLM when on), then let turns stop waiting; also when a
+    part fails (recall then meets the failure itself, with its own warning)."""
+    try:
+        _store_checked.wait()
+        if recall_enabled(store):
+            index, _ = index_or_warning(store)
+            if index is not None:
+                index.collection_ids()
+                index.query_embed("warm")
+    except Exception:  # noqa: BLE001 — recall then fails as it would have, with its warning
+        log.exception("memory warm-up failed")
+    finally:
+        _recall_warm.set()
 
 
 def _recall_warning(reason: str) -> dict:

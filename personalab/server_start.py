@@ -4,8 +4,8 @@ Building the embedding engines before Daphne listened (5 s of CPU, 20 s on a bus
 machine) kept the whole site unanswered that long at every start; the set-up steps of `make run`
 waited for it too. Now it runs on a thread of its own after the server listens: a page asked for
 in those seconds may wait up to the tokenizer's build (1-3 s holding the interpreter lock), and a
-turn that needs an engine first waits for the build under way (embeddings.model_load's lock)
-instead of building a second.
+turn's recall waits for the build under way at most 2 s, then goes without recall that turn
+(memory/runtime.py `index_for_turn`; a first turn after a restart waited 14-26 s at load 12).
 """
 
 from __future__ import annotations

@@ -167,7 +167,7 @@ def turn_director(store: FileStore, ctx: TurnContext,
                                              settings.get("rag_fallback_threshold", 3))
 
     def search(query: str) -> tuple[list[str], list[str]]:
-        index, _ = memory_runtime.index_or_warning(store)
+        index, _ = memory_runtime.index_for_turn(store)
         if index is None:
             return [], []
         current, reference = fallback_search(

@@ -73,7 +73,7 @@ def recall_prepare(store: FileStore, *, instance_id: str, user_text: str,
         return RecallSection({"mode": None, "hits": [], "query": "", "disabled": True})
     if not asked_parts(user_text) and not recall_mode(user_text):
         return RecallSection({"mode": None, "hits": [], "query": ""})
-    index, warning = memory_runtime.index_or_warning(store)
+    index, warning = memory_runtime.index_for_turn(store)
     if index is None:
         return RecallSection({"mode": None, "hits": [], "query": "", "warning": warning})
     last_exchange = " ".join(str(line.get("content") or "") for line in lines[-3:-1])
