@@ -4,6 +4,17 @@
 (function () {
   const language = document.documentElement.lang || undefined;
 
+  // One formatter per kind of time: toLocaleString makes one per call, a tenth of drawing a
+  // thousand messages on a phone (2.6 of ~25 s at 4× CPU slowdown).
+  const formats = {};
+  function format(when, key, options) {
+    formats[key] = formats[key] || new Intl.DateTimeFormat(language, options);
+    return formats[key].format(when);
+  }
+  // toLocaleString(language)'s own fields: the date and the time, to the second.
+  const WHOLE = {year: "numeric", month: "numeric", day: "numeric",
+                 hour: "numeric", minute: "numeric", second: "numeric"};
+
   function localTime(el) {
     const when = new Date(el.getAttribute("datetime"));
     if (isNaN(when)) return;
@@ -11,8 +22,8 @@
     const options = {hour: "2-digit", minute: "2-digit"};
     if (when.toDateString() !== now.toDateString()) Object.assign(options, {month: "short", day: "numeric"});
     if (when.getFullYear() !== now.getFullYear()) options.year = "numeric";
-    el.textContent = when.toLocaleString(language, options);
-    el.title = when.toLocaleString(language);
+    el.textContent = format(when, Object.keys(options).join(), options);
+    el.title = format(when, "whole", WHOLE);
     el.dataset.local = "1";
   }
   // A tooltip that names a time ("edited 2026-11-29T05:44:10+00:00") says it as the page does.

@@ -3,7 +3,7 @@
 // other client); the changed message is then read again from the file.
 import {S, fill, root, touch, url} from "./config.js";
 import {api, refusal} from "../rest.js";
-import {escapeHtml, fragment} from "./render.js";
+import {escapeHtml, fragment, renderAll} from "./render.js";
 import {currentSession, messageRefresh, reloadFromFile, sessionLabel} from "./messages.js";
 import {regenerate} from "./composer.js";
 import {infoShow} from "./info.js";
@@ -161,6 +161,7 @@ export async function swipe(article, alternative) {
 }
 
 async function copy(article) {
+  renderAll(article);  // a line of a long read not drawn yet has no text-as-written kept yet
   const text = article.querySelector(".text");
   try {
     await navigator.clipboard.writeText(text.dataset.raw || text.textContent);

@@ -4,6 +4,7 @@
 // info. A dialog: Escape or Close shuts it and the focus goes back to the message.
 import {S, url} from "./config.js";
 import {api, refusal} from "../rest.js";
+import {renderAll} from "./render.js";
 
 const language = document.documentElement.lang || undefined;
 let closed = null;  // puts the focus back where the Info was asked from
@@ -36,6 +37,7 @@ function rowsShow(list, rows) {
 
 // What the page itself knows of the message.
 function pageRows(article) {
+  renderAll(article);  // a line of a long read may not be drawn yet: its text as written is kept then
   const raw = article.querySelector(".text")?.dataset.raw || "";
   const stamp = article.querySelector(".who time")?.getAttribute("datetime");
   return [

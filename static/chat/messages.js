@@ -2,7 +2,7 @@
 // reader's place kept across reloads. The session file is the truth: after a turn or a change
 // the list is read again from the server.
 import {S, root, url} from "./config.js";
-import {adopt, fragment, renderText} from "./render.js";
+import {adopt, adoptSoon, fragment, renderText} from "./render.js";
 import {drawer} from "./drawer.js";
 
 let loadingOlder = false;
@@ -218,6 +218,25 @@ export function sessionShow(sessionId) {
   });
 }
 
+// A long read's messages are laid out and painted only near the view (`.msg.far`,
+// content-visibility in app.css), and drawn first where the reader lands: the line reached and
+// the screenful after it, and the lines just above where the reader was.
+const LONG_READ = 40;  // more than a page the reader's scroll reads
+const DRAWN_FIRST = 30;
+
+function longReadMark(nodes) {
+  for (const node of nodes) if (node.matches(".msg")) node.classList.add("far");
+}
+
+// The lines nearest the one reached first (or, on no jump, the newest of the read: just above
+// where the reader was).
+function drawOrder(nodes, reach) {
+  if (reach === undefined) return [...nodes].reverse();
+  const near = (node) => Math.abs(Number(node.dataset.index) - Number(reach));
+  const far = (node) => (node.dataset.index === undefined ? Infinity : near(node));
+  return [...nodes].sort((a, b) => far(a) - far(b));
+}
+
 // `reach`: an earlier line to be read in the same page (a jump to it), up to the server's
 // 1,000 messages; else a page of 40.
 export async function loadOlder(reach) {
@@ -237,8 +256,11 @@ export async function loadOlder(reach) {
     const anchor = marker.nextElementSibling;
     const was = anchor ? anchor.getBoundingClientRect().top : 0;
     const nodes = [...older.children];
+    const long = nodes.filter((node) => node.matches(".msg")).length > LONG_READ;
+    if (long) longReadMark(nodes);
     marker.replaceWith(older);
-    for (const node of nodes) adopt(node);
+    if (long) adoptSoon(drawOrder(nodes, reach), DRAWN_FIRST);
+    else for (const node of nodes) adopt(node);
     if (anchor) box.scrollTop += anchor.getBoundingClientRect().top - was;
     return true;
   } finally {

@@ -124,3 +124,31 @@ export function adopt(scope) {
   if (window.htmx) window.htmx.process(scope);
   renderAll(scope);
 }
+
+// A long read of older messages (a jump or a reload on an early line, up to 1,000) is made
+// live at once, but only its first `now` nodes in `ordered` (the lines the reader is shown
+// first) are drawn in this task; the others' Markdown is drawn in that order a slice of ~10 ms
+// at a time, between the browser's frames: drawn all at once it held a phone's page for
+// seconds. Until then a line shows its text as written (find-in-page and a screen reader find
+// it all the same).
+const drawLater = [];
+let drawing = false;
+
+export function adoptSoon(ordered, now) {
+  ordered.forEach((node, place) => {
+    if (window.htmx) window.htmx.process(node);
+    if (place < now) renderAll(node);
+  });
+  drawLater.unshift(...ordered.slice(now).reverse());
+  if (!drawing && drawLater.length) { drawing = true; setTimeout(drawSlice, 0); }
+}
+
+function drawSlice() {
+  const end = performance.now() + 10;
+  while (drawLater.length && performance.now() < end) {
+    const node = drawLater.pop();
+    if (node.isConnected) renderAll(node);
+  }
+  if (drawLater.length) setTimeout(drawSlice, 0);
+  else drawing = false;
+}

@@ -242,6 +242,8 @@ def test_go_to_a_message_number_and_its_info_from_the_keyboard(server: Server,
     page.get_by_test_id("message-jump-index").fill("500")
     page.get_by_test_id("message-jump-index").press("Enter")
     page.locator("[data-jump-said]", has_text="There is no message #500").wait_for()
+    # the lines a jump did not draw first are drawn soon after, Markdown and all
+    wait_until(page, "() => !document.querySelector('#messages .md:not([data-rendered])')")
     assert page.js_errors == []
 
 
