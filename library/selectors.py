@@ -157,8 +157,8 @@ def persona_effective(store: FileStore, *, owner: str | None,
                 "description": persona.get("description", ""), **persona_placement(persona),
                 "lorebook_id": persona.get("lorebook_id") or None}
     name = store.module_read("prompt").get("user_name") or DEFAULT_USER_NAME
-    if name == DEFAULT_USER_NAME and owner:  # "User" is no one's name: the account's is
-        name = account_display_name(owner) or name
+    if name == DEFAULT_USER_NAME and owner:  # a full name the account was given is a name
+        name = account_full_name(owner) or name
     return {"persona_id": None, "name": name, "description": "", **persona_placement({}),
             "lorebook_id": None}
 
@@ -171,14 +171,17 @@ def player_name(store: FileStore, *, state: dict[str, Any]) -> str:
                              persona_id=state.get("persona_id"))["name"]
 
 
-def account_display_name(username: str) -> str | None:
-    """How an account is called before it makes a persona: its full name, else its username;
-    None for an account that does not exist (a chat of a deleted account)."""
+def account_full_name(username: str) -> str | None:
+    """The full name an account was given, if any. Its username is a login ("admin"), not a
+    name: the characters called the demo's player "admin" (docs/decisions/newcomer-name.md)."""
     row = get_user_model().objects.filter(username=username).values_list(
         "first_name", "last_name").first()
-    if row is None:
-        return None
-    return " ".join(part for part in row if part).strip() or username
+    return " ".join(part for part in row or () if part).strip() or None
+
+
+def persona_owned_any(*, user) -> bool:
+    """Whether the account has made a persona: until then a chat's start asks its name."""
+    return Persona.objects.filter(owner=user).exists()
 
 
 

@@ -53,13 +53,16 @@ from chat.services.sessions import session_read_repaired
 from chat.services.traces import trace_prompt_limit, trace_rebuild
 from chat.templatetags.sessions import session_label
 from director.services import director_status
+from library.fields import MAX_NAME_CHARS
 from library.lore.global_books import global_lorebook_ids
+from library.personas.services import persona_first_named
 from library.selectors import (
     ChatCharacters,
     backgrounds_visible_to,
     character_choices,
     lorebooks_visible_to,
     persona_effective,
+    persona_owned_any,
     personas_visible_to,
 )
 from memory.authors_note import NOTE_ROLES, authors_note_save
@@ -94,6 +97,8 @@ def home(request: HttpRequest) -> HttpResponse:
         "backgrounds": backgrounds_visible_to(user=request.user),
         "account_generation": generation_defaults_read(get_store(), user=request.user),
         "reply_orders": reply_orders(),
+        "name_asked": not persona_owned_any(user=request.user),
+        "name_limit": MAX_NAME_CHARS,
     })
 
 
@@ -102,10 +107,12 @@ def home(request: HttpRequest) -> HttpResponse:
 @require_POST
 def instance_new(request: HttpRequest) -> HttpResponse:
     """One character (`character_id`), or with `?group=1` the characters ticked
-    (`character_ids`, the page's own character first) and a reply order. A refusal (a limit,
+    (`character_ids`, the page's own character first) and a reply order; `player_name`, asked
+    while the account has no persona, makes its first (library/personas). A refusal (a limit,
     a character this account may not play, too many ticked) is said by personalab.middleware
     in the reader's language, back on the page the form is on."""
     group = request.GET.get("group") == "1"
+    persona_first_named(get_store(), owner=request.user, name=request.POST.get("player_name"))
     if group:
         instance_id = instance_create(
             get_store(), owner=request.user, character_ids=_ticked(request),

@@ -86,6 +86,17 @@ def persona_create(store: FileStore, *, owner, data: dict[str, Any],
     return persona_id
 
 
+def persona_first_named(store: FileStore, *, owner, name: Any) -> str | None:
+    """The name a player gave on starting a chat before making any persona becomes their
+    first persona, so their default: every chat calls them that. A blank name, or an account
+    that has a persona already, makes none."""
+    if not isinstance(name, str) or not name.strip():
+        return None
+    if Persona.objects.filter(owner=owner).exists():
+        return None
+    return persona_create(store, owner=owner, data={"name": name.strip(), "description": ""})
+
+
 def persona_update(store: FileStore, *, actor, persona_id: str, data: dict[str, Any]) -> None:
     persona = store.persona_read(persona_id)
     _persona_may_change(actor, persona)

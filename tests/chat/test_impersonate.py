@@ -180,7 +180,7 @@ def test_in_a_group_the_player_speaks_to_the_named_scene(alice_client, store, gr
     sent = use_stub.requests[-1]["messages"]
     assert sent[-1]["role"] == "system"
     said = json.dumps(sent, ensure_ascii=False)
-    assert "Brenna: 我修引擎。" in said and "alice: 分头行动。" in said  # the scene, everyone named
+    assert "Brenna: 我修引擎。" in said and "User: 分头行动。" in said  # the scene, everyone named
     assert _session_digest(store, group) == before
 
 

@@ -78,7 +78,7 @@ async def test_the_model_receives_variables_reversals_and_examples_filled_in(
     await turn_run(store, instance_id=scripted, user_text="the gate is open", emit=emit)
     system = use_stub.requests[-1]["messages"][0]["content"]
     assert "Alserqi is wary. Heard: the gate is open. hello." in system
-    assert "<START>\nalice: Hey\nAlserqi: Hm." in system
+    assert "<START>\nUser: Hey\nAlserqi: Hm." in system
     assert "{{" not in system
     sent = use_stub.requests[-1]["messages"]
     assert not [m for m in sent if "}}" in m["content"] or "{{" in m["content"]], sent
@@ -108,7 +108,7 @@ async def test_the_instruct_and_system_prompt_macros_are_filled_as_sillytavern_f
     await turn_run(store, instance_id=instructed, user_text="hello", emit=emit)
     system = use_stub.requests[-1]["messages"][0]["content"]
     assert ("[] *** *** | Write Alserqi's next reply in a fictional chat between Alserqi "
-            "and alice.") in system
+            "and User.") in system
 
 
 def test_an_imported_chat_brings_its_sillytavern_variables():

@@ -320,7 +320,7 @@ def test_a_prompt_that_forbids_overrides_keeps_the_cards_prompts_out(store, alic
     trace_id = card_turn_run(store, instance_id, "Who are you?")
     sent = json.dumps(use_stub.requests[-1]["messages"])
     assert "CARD MAIN" not in sent and "CARD POST" not in sent
-    assert "Write Mira's next reply in a fictional chat with alice." in sent
+    assert "Write Mira's next reply in a fictional chat with User." in sent
     assert use_stub.requests[-1]["messages"][-1]["content"] == "Reply in two paragraphs at most."
     fields = store.trace_read(instance_id, trace_id)["card_fields"]
     assert "forbids overrides" in fields["system_prompt"]

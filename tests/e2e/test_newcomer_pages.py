@@ -43,17 +43,17 @@ def _top(page: Page, selector: str) -> float:
     return page.locator(selector).first.bounding_box()["y"]
 
 
-def test_a_player_without_a_persona_is_named_by_their_account_not_user(page: Page,
-                                                                        server: Server) -> None:
+def test_a_player_without_a_persona_is_user_not_their_login(page: Page, server: Server) -> None:
+    """The demo's characters called the player "admin" (docs/decisions/newcomer-name.md)."""
     page.set_viewport_size(PHONE)
     instance_new(page, server)
     server.stub.script(Reply("Welcome, traveller."))
     message_send(page, "Hello.")
     turn_wait_done(page)
     mine = page.locator("[data-testid=message][data-role=user]").last
-    assert mine.locator(".who strong").inner_text() == "admin"
-    assert mine.locator(".avatar").inner_text().strip() == "A"
-    # "A" for admin beside "A" for Alserqi: the player's letter has its own colour.
+    assert mine.locator(".who strong").inner_text() == "User"
+    assert mine.locator(".avatar").inner_text().strip() == "U"
+    # the player's letter has its own colour, whatever the letters
     colour = "el => getComputedStyle(el).backgroundColor"
     theirs = page.locator("[data-testid=message][data-role=assistant] .avatar").last
     assert mine.locator(".avatar").evaluate(colour) != theirs.evaluate(colour)

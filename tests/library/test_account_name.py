@@ -1,13 +1,18 @@
-"""Before a player makes a persona, `{{user}}` and their messages carry the account's name
-(its full name, else its username), not the placeholder "User" (newcomer round, item 2)."""
+"""What a player without a persona is called (docs/decisions/newcomer-name.md): the full name
+the account was given, else "User" as in SillyTavern, never the login ("admin" in the demo);
+and the name asked when they start a chat, which becomes their first persona and `{{user}}`."""
 
 from __future__ import annotations
 
+from django.utils.html import escape
+
+from chat.models import Instance
+from library.models import Persona
 from library.selectors import persona_effective
 
 
-def test_without_a_persona_the_player_is_named_by_their_account(store, alice):
-    assert persona_effective(store, owner="alice", persona_id=None)["name"] == "alice"
+def test_without_a_persona_the_player_is_user_or_their_full_name_never_their_login(store, alice):
+    assert persona_effective(store, owner="alice", persona_id=None)["name"] == "User"
     alice.first_name, alice.last_name = "Alice", "Liddell"
     alice.save()
     assert persona_effective(store, owner="alice", persona_id=None)["name"] == "Alice Liddell"
@@ -15,3 +20,49 @@ def test_without_a_persona_the_player_is_named_by_their_account(store, alice):
     assert persona_effective(store, owner=None, persona_id=None)["name"] == "User"
     store.module_write("prompt", {"user_name": "Traveller"})
     assert persona_effective(store, owner="alice", persona_id=None)["name"] == "Traveller"
+
+
+def _greeting_card(store) -> str:
+    from library.character_services import character_save
+
+    return character_save(store, data={"name": "Mira", "base_persona": "A guide.",
+                                       "greeting": "Welcome, {{user}}.", "visibility": "shared"},
+                          character_id=None)
+
+
+def test_a_newcomers_first_chat_asks_their_name_and_the_card_calls_them_by_it(
+        alice_client, store, alice):
+    card = _greeting_card(store)
+    home = alice_client.get("/").content.decode()
+    assert 'name="player_name"' in home and "Your name in the story" in home
+    started = alice_client.post("/instances/new", {"character_id": card, "player_name": " Kit "})
+    assert started.status_code == 302
+    persona = Persona.objects.get(owner=alice)
+    assert persona.name == "Kit" and persona.is_default
+    chat = alice_client.get(started["Location"]).content.decode()
+    assert "Welcome, Kit." in chat
+    # asked once: with a persona made, the start form no longer asks
+    assert 'name="player_name"' not in alice_client.get("/").content.decode()
+    again = alice_client.post("/instances/new", {"character_id": card, "player_name": "Other"})
+    assert again.status_code == 302 and Persona.objects.filter(owner=alice).count() == 1
+
+
+def test_a_newcomer_who_leaves_the_name_empty_is_user_and_is_asked_again(alice_client, store,
+                                                                         alice):
+    card = _greeting_card(store)
+    chinese = alice_client.get("/", HTTP_ACCEPT_LANGUAGE="zh-CN").content.decode()
+    assert "你在故事中的名字" in chinese
+    started = alice_client.post("/instances/new", {"character_id": card, "player_name": "  "})
+    chat = alice_client.get(started["Location"]).content.decode()
+    assert "Welcome, User." in chat and "Welcome, alice." not in chat
+    assert not Persona.objects.filter(owner=alice).exists()
+    assert 'name="player_name"' in alice_client.get("/").content.decode()
+
+
+def test_a_name_too_long_is_refused_and_starts_no_chat(alice_client, store, alice):
+    card = _greeting_card(store)
+    refused = alice_client.post("/instances/new", {"character_id": card, "player_name": "K" * 201},
+                                follow=True)
+    assert not Persona.objects.filter(owner=alice).exists()
+    assert escape("Start a chat") in refused.content.decode()
+    assert not Instance.objects.filter(owner=alice).exists()

@@ -87,8 +87,8 @@ def test_a_cards_script_changes_the_stored_reply_and_the_players_message(store, 
     _turn(store, instance_id, "What colour is the sea?")
     user, reply = _stored(store, instance_id)[-2:]
     assert user["content"] == "What color is the sea?"
-    # no persona: {{user}} is the account's name, not "User"
-    assert reply["content"] == "Mira grins at alice. Then MIRA grins at alice again."
+    # no persona: {{user}} is "User", not the account's login (docs/decisions/newcomer-name.md)
+    assert reply["content"] == "Mira grins at User. Then MIRA grins at User again."
     assert reply["reasoning"] == "She smiles."  # placement 2 only: reasoning is its own
     # the next prompt carries what was stored
     use_stub.script(Reply("ok"))

@@ -154,10 +154,10 @@ async def test_outlet_entries_are_placed_only_where_an_outlet_macro_asks(
         {"uid": 2, "keys": ["storm"], "content": "Sailors fear it. {{outlet::weather}}"})
     await lore_turn_run(store, instance, "a storm comes")
     sent = _sent(use_stub)
-    assert "Weather now: RAIN-FOR-alice.\n" in sent or sent.endswith("Weather now: RAIN-FOR-alice.")
-    assert "Sailors fear it. RAIN-FOR-alice" in use_stub.requests[-1]["messages"][0]["content"]
+    assert "Weather now: RAIN-FOR-User.\n" in sent or sent.endswith("Weather now: RAIN-FOR-User.")
+    assert "Sailors fear it. RAIN-FOR-User" in use_stub.requests[-1]["messages"][0]["content"]
     assert "{{outlet" not in _sent(use_stub)
-    assert _sent(use_stub).count("RAIN-FOR-alice") == 2  # never placed on its own
+    assert _sent(use_stub).count("RAIN-FOR-User") == 2  # never placed on its own
 
 
 # 5. additional matching sources -----------------------------------------------------------------

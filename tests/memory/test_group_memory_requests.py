@@ -13,7 +13,7 @@ from tests.stub_llm import Reply
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
-PLAYER = "alice"  # no persona picked: the account's name
+PLAYER = "User"  # no persona picked (docs/decisions/newcomer-name.md)
 
 
 @pytest.fixture
@@ -40,7 +40,7 @@ def test_a_recap_of_rounds_one_member_spoke_in_names_every_member_and_the_player
 
     assert response.status_code == 200, response.content
     system, transcript = (m["content"] for m in use_stub.requests[-1]["messages"])
-    assert "角色「Alserqi」、「Brenna」、「Cato」和玩家「alice」" in system
+    assert f"角色「Alserqi」、「Brenna」、「Cato」和玩家「{PLAYER}」" in system
     assert "对方" not in system
     assert f"{PLAYER}: Brenna, is the car fixed?" in transcript
     assert "Brenna: Fixed. Drive slow." in transcript
@@ -55,6 +55,6 @@ def test_update_memory_frames_the_member_among_the_others_and_the_player(
     assert response.status_code == 200, response.content
     system, body = (m["content"] for m in use_stub.requests[-1]["messages"])
     assert "角色「Brenna」的成长人格" in system
-    assert "同场的还有「Alserqi」、「Cato」和玩家「alice」" in system
+    assert f"同场的还有「Alserqi」、「Cato」和玩家「{PLAYER}」" in system
     assert "对方" not in system
     assert f"{PLAYER}: Brenna, is the car fixed?" in body and "Brenna: Fixed. Drive slow." in body
