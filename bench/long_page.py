@@ -9,7 +9,8 @@ reply in five with reasoning), served by Daphne with no language model. Per run,
 page: the jump (the drawer's form submitted, until the message has the focus and two frames
 are drawn), then a reload (until the line is back at the top of the view and drawn). For each
 it prints the wall ms, the long read's own ms (asked until its last byte: the server's part),
-the longest task (the longest the page could not answer a tap), and the
+the longest task (the longest the page could not answer a tap), the ms until every line is
+drawn and the longest task after the line was shown (the lines drawn later), and the
 main thread's script, style and layout ms (CDP Performance.getMetrics, differences), median of
 the runs. Needs /usr/bin/chromium and the playwright package, as tests/e2e does.
 """
@@ -50,6 +51,9 @@ JUMP = """async (index) => {
   await new Promise(done => requestAnimationFrame(() => requestAnimationFrame(done)));
   return {start, ms: performance.now() - start};
 }"""
+
+# Every line's Markdown drawn (a long read draws the lines away from the view after).
+ALL_DRAWN = "() => !document.querySelector('#messages .md:not([data-rendered])')"
 
 # How long the long read itself took, asked until its last byte came (the server's part).
 READ_MS = """() => { const read = performance.getEntriesByType("resource")
@@ -126,11 +130,18 @@ def run_once(browser, origin: str, session_key: str, instance_id: str, target: i
     figures["jump_longest_task_ms"] = longest_task(page, jump["start"])
     figures.update({f"jump_{key}": after[key] - before[key] for key in METRICS})
     figures["jump_drawn"] = page.evaluate("() => document.querySelectorAll('.msg').length")
+    page.wait_for_function(ALL_DRAWN, timeout=300_000, polling=100)
+    figures["jump_all_drawn_ms"] = page.evaluate("() => performance.now()") - jump["start"]
+    figures["jump_later_longest_task_ms"] = longest_task(page, jump["start"] + jump["ms"])
     page.reload(wait_until="commit")
     page.wait_for_function(PLACED, arg=target, timeout=120_000, polling=20)
     page.evaluate(FRAMES)
     after = metrics(cdp)  # the new document's, from its start
     figures["reload_ms"] = page.evaluate("() => performance.now()")
+    placed = figures["reload_ms"]
+    page.wait_for_function(ALL_DRAWN, timeout=300_000, polling=100)
+    figures["reload_all_drawn_ms"] = page.evaluate("() => performance.now()")
+    figures["reload_later_longest_task_ms"] = longest_task(page, placed)
     figures["reload_read_ms"] = page.evaluate(READ_MS)
     figures["reload_longest_task_ms"] = longest_task(page, 0.0)
     figures.update({f"reload_{key}": after[key] for key in METRICS})

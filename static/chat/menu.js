@@ -75,6 +75,9 @@ export function menuOpen(article, opener = null) {
   menuClose(false);
   const menu = menuBuild(article, opener);
   if (!menu.querySelector("[role=menuitem]")) return;
+  // A long read's line is laid out only near the view (app.css `.far`): its containment would
+  // place and clip the menu, which is position:fixed.
+  article.classList.remove("far");
   article.append(menu);
   menuPlace(menu, article, opener);
   open = {menu, article, opener};
