@@ -134,10 +134,17 @@ export function adopt(scope) {
 const drawLater = [];
 let drawing = false;
 
+// A line the reader scrolls to before its turn is drawn as it comes near the view (the
+// browser says so of a content-visibility line; where it does not, the slices reach it).
+function drawWhenNear(e) {
+  if (!e.skipped) renderAll(e.currentTarget);
+}
+
 export function adoptSoon(ordered, now) {
   ordered.forEach((node, place) => {
     if (window.htmx) window.htmx.process(node);
     if (place < now) renderAll(node);
+    else node.addEventListener("contentvisibilityautostatechange", drawWhenNear, {passive: true});
   });
   drawLater.unshift(...ordered.slice(now).reverse());
   if (!drawing && drawLater.length) { drawing = true; setTimeout(drawSlice, 0); }
