@@ -193,6 +193,44 @@ PROBES: dict[str, list[tuple[str, list[str], list[str]]]] = {
 }
 GROUP_OTHER = "Rook"
 
+# A third such set (2026-12-03, R2): on conversations none of the mends looked at, facts planted
+# and questions written together, before the mends they measure (job, birthplace, home town, pets,
+# family, plans; typos and slang). Played alone with --only "own fact held out 3".
+HELD3 = "own fact held out 3"
+PROBES.update({
+    "locomo/conv-41.json": [
+        (HELD3, ["what do i do for work, remind me?"], ["P1"]),
+        (HELD3, ["wats my job again lol"], ["P1"]),
+        (HELD3, ["which city did I grow up in again?"], ["P2"]),
+        (HELD3, ["whats my hometown"], ["P2"]),
+        (HELD3, ["what's my dog called?"], ["P3"]),
+        (HELD3, ["remember my pup's name?"], ["P3"]),
+        (HELD3, ["what's my brother studying these days?"], ["P4"]),
+        (HELD3, ["where is my kid brother going to school?"], ["P4"]),
+        (HELD3, ["where did I say we're going on vacation?"], ["P5"]),
+        (HELD3, ["what trip was I planning for next year?"], ["P5"]),
+    ],
+    "realtalk-dev/Chat_9_Fahim_Akib.json": [
+        (HELD3, ["yo what do i do for a living again"], ["P1"]),
+        (HELD3, ["wat was my job"], ["P1"]),
+        (HELD3, ["where was i born again bro"], ["P2"]),
+        (HELD3, ["whats my cats name"], ["P3"]),
+        (HELD3, ["who in my family just had a kid?"], ["P4"]),
+    ],
+    "memdaily-zh-dev/memdaily-u44.json": [
+        (HELD3, ["我是哪儿出生的来着？"], ["P1"]),
+        (HELD3, ["我老家是哪的？"], ["P1"]),
+        (HELD3, ["我是做啥工作的？"], ["P2"]),
+        (HELD3, ["我家狗叫啥名字？"], ["P3"]),
+        (HELD3, ["我明年打算去哪玩来着？"], ["P4"]),
+    ],
+    "memdaily-zh-dev/memdaily-u47.json": [
+        (HELD3, ["我妹在哪儿上学来着？"], ["P1"]),
+        (HELD3, ["我上班干啥的？"], ["P2"]),
+        (HELD3, ["我家乡在哪儿？"], ["P3"]),
+    ],
+})
+
 # file -> [(dia_id, session, the player's line)]: facts about the player the dev chats lack,
 # told in the middle of that session. Written with the "own fact" probes, before the app was
 # changed for them.
@@ -223,6 +261,35 @@ PLANTED: dict[str, list[tuple[str, int, str]]] = {
         ("P2", 7, "我在社区医院当药剂师，经常值夜班。"),
     ],
 }
+
+
+PLANTED.update({
+    "locomo/conv-41.json": [
+        ("P1", 4, "Work's been nuts, I've been a firefighter for six years now and the station is "
+                  "short-staffed."),
+        ("P2", 8, "My parents still live in Savannah, that's where I was born and raised."),
+        ("P3", 12, "Our golden retriever Biscuit chewed through another leash this morning."),
+        ("P4", 16, "My little brother Danny just started med school in Ohio."),
+        ("P5", 20, "We're planning a trip to Portugal next spring, Lisbon and then the coast."),
+    ],
+    "realtalk-dev/Chat_9_Fahim_Akib.json": [
+        ("P1", 3, "i drive for ups now, 10 hr shifts smh"),
+        ("P2", 7, "fun fact i was born in karachi, moved to houston when i was 5"),
+        ("P3", 11, "my cat mochi knocked my coffee over again lmao"),
+        ("P4", 15, "my older sis just had a baby boy, im an uncle now!!"),
+    ],
+    "memdaily-zh-dev/memdaily-u44.json": [
+        ("P1", 2, "我是在大连出生的，高中毕业才离开。"),
+        ("P2", 4, "我在一家物流公司做调度，天天盯着车队。"),
+        ("P3", 6, "我家狗狗叫豆豆，是只柯基。"),
+        ("P4", 8, "我打算明年春天去云南自驾。"),
+    ],
+    "memdaily-zh-dev/memdaily-u47.json": [
+        ("P1", 3, "我妹妹在北京读研究生，学的是心理学。"),
+        ("P2", 5, "我现在在医院当护士，三班倒。"),
+        ("P3", 7, "我从小在桂林长大。"),
+    ],
+})
 
 
 class RoundProvider:
