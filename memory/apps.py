@@ -4,7 +4,7 @@ from django.apps import AppConfig
 from django.conf import settings
 
 from library.lore import vector_store as lore_vector_store
-from personalab.lib.embedding import embeddings, threads
+from personalab.lib.embedding import embeddings, give_way, threads
 
 
 class MemoryConfig(AppConfig):
@@ -18,6 +18,7 @@ class MemoryConfig(AppConfig):
         threads.THREADS = settings.PERSONALAB_EMBED_THREADS
         embeddings.LINES_ONCE = settings.PERSONALAB_EMBED_LINES_ONCE
         embeddings.LINES_ONCE_FROM = settings.PERSONALAB_EMBED_LINES_ONCE_FROM
+        give_way.GIVE_WAY_SECONDS = settings.PERSONALAB_FILL_GIVE_WAY_SECONDS
         # Lore is embedded in library/ (a floor below), when a book is saved: it gets the model
         # here. The name keys the vectors on disk: another model or cut is another folder.
         lore_vector_store.embedder_install(

@@ -170,6 +170,9 @@ PERSONALAB_EMBED_MAX_CHARS = env_int("PERSONALAB_EMBED_MAX_CHARS", 8000, minimum
 # moves by up to 0.08 on a set, so not for an ordinary import); 1 = every call, _FROM=0 = none.
 PERSONALAB_EMBED_LINES_ONCE = env_bool("PERSONALAB_EMBED_LINES_ONCE", False)
 PERSONALAB_EMBED_LINES_ONCE_FROM = env_int("PERSONALAB_EMBED_LINES_ONCE_FROM", 1000, minimum=0)
+# Seconds a fill's next passage call waits at most while a turn's recall runs in the process
+# (personalab/lib/embedding/give_way.py); 0: fills never wait.
+PERSONALAB_FILL_GIVE_WAY_SECONDS = env_float("PERSONALAB_FILL_GIVE_WAY_SECONDS", 2.0)
 # The e5 engines are built as the server starts serving (2-5 s, personalab/server_start.py):
 # built at the first embedding, they held every other request for 1-3 s (issue 29). Off only
 # for tests.

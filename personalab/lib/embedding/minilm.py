@@ -13,10 +13,12 @@ import struct
 from concurrent.futures import ThreadPoolExecutor
 from functools import lru_cache
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
-from personalab.lib.embedding.engine import _batches, session_make
+from personalab.lib.embedding.engine import _batches, run_options, session_make
+from personalab.lib.embedding.give_way import in_fill, run_giving_way
 from personalab.lib.embedding.threads import threads_setting
 from personalab.lib.embedding.weights import Config, WeightsError
 
@@ -109,13 +111,18 @@ class OnnxMiniLM:
                                 rows=BATCH_ROWS))
         contents = [[ids[i] for i in batch] for batch in batches]
         pool = self._pool if self._pool and len(batches) > 1 else None
-        for batch, pooled in zip(batches, pool.map(self._run, contents) if pool
-                                 else map(self._run, contents)):
+        # A fill's batches stop for a turn's recall and run again after it (give_way.py).
+        run = self._run_giving_way if in_fill() else self._run
+        for batch, pooled in zip(batches, pool.map(run, contents) if pool
+                                 else map(run, contents)):
             rows[batch] = pooled
         norms = np.linalg.norm(rows, axis=1, keepdims=True)
         return rows / np.maximum(norms, 1e-12)
 
-    def _run(self, rows: list[list[int]]) -> np.ndarray:
+    def _run_giving_way(self, rows: list[list[int]]) -> np.ndarray:
+        return run_giving_way(lambda options: self._run(rows, options), run_options)
+
+    def _run(self, rows: list[list[int]], options: Any = None) -> np.ndarray:
         length = max(len(row) for row in rows)
         ids = np.zeros((len(rows), length), dtype=np.int64)
         mask = np.zeros((len(rows), length), dtype=np.int32)
@@ -123,7 +130,8 @@ class OnnxMiniLM:
             ids[position, :len(row)] = row
             mask[position, :len(row)] = 1
         embeds = self._word[ids] + self._position[:length] + self._type
-        return self._session.run(None, {"embeds": embeds.astype(np.float32), "mask": mask})[0]
+        return self._session.run(None, {"embeds": embeds.astype(np.float32), "mask": mask},
+                                 options)[0]
 
 
 @lru_cache(maxsize=2)
