@@ -85,6 +85,37 @@ def test_a_recall_held_for_ever_slows_a_fill_but_does_not_stop_it(monkeypatch):
         assert 0.04 < time.monotonic() - started < 2
 
 
+def test_turns_one_after_another_do_not_stop_a_fill_for_good(monkeypatch):
+    # Each turn starts before a stopped batch could finish again: after GIVE_WAY_SECONDS of
+    # giving way the batch runs to its end.
+    monkeypatch.setattr(give_way, "GIVE_WAY_SECONDS", 0.2)
+    done = threading.Event()
+
+    def turns() -> None:
+        while not done.is_set():
+            with recall_held():
+                time.sleep(0.02)
+            time.sleep(0.02)
+
+    def run(options: Options | None) -> str:
+        until = time.monotonic() + 0.1
+        while time.monotonic() < until:
+            if options is not None and options.terminate:
+                raise RuntimeError("Exiting due to terminate flag being set to true.")
+            time.sleep(0.002)
+        return "rows"
+
+    player = threading.Thread(target=turns)
+    player.start()
+    try:
+        started = time.monotonic()
+        assert run_giving_way(run, Options) == "rows"
+        assert time.monotonic() - started < 1.5
+    finally:
+        done.set()
+        player.join(5)
+
+
 def test_an_error_of_a_batch_no_recall_stopped_is_raised():
     def run(options: Options | None) -> str:
         raise ValueError("bad input")

@@ -9,7 +9,7 @@ searches) then shares the cores with it: on a busy two-core machine a recall of 
 - a fill's batches already running are stopped (ONNX Runtime's RunOptions.terminate, checked
   between the graph's operators) and run again once the recall is over (`run_giving_way`):
   on a loaded machine one batch took 0.4-1.7 s, which a recall starting meanwhile shared.
-A batch that has waited the longest runs to its end. Per process: a fill in another worker
+A batch that has given way for GIVE_WAY_SECONDS in all runs to its end. Per process: a fill in another worker
 process does not see this one's recalls.
 """
 
@@ -84,13 +84,17 @@ def fill_give_way(*, limit: float | None = None) -> float:
 
 def run_giving_way(run: Callable[[Any], T], options_make: Callable[[], Any]) -> T:
     """`run(options)` (an ONNX Runtime run with these RunOptions) that a recall starting
-    meanwhile stops; it is run again once the recall is over (or has been waited for the
-    longest, and then to its end: `run(None)`)."""
+    meanwhile stops; it is run again once the recall is over. A batch gives way for at most
+    GIVE_WAY_SECONDS in all (waits and stopped runs), then runs to its end (`run(None)`):
+    turns one after another, each starting before a stopped batch could finish again, would
+    otherwise stop the fill for good."""
+    started = time.monotonic()
     while True:
-        if GIVE_WAY_SECONDS <= 0:
+        left = GIVE_WAY_SECONDS - (time.monotonic() - started)
+        if left <= 0:
             return run(None)
-        waited = fill_give_way()
-        if _held and waited > 0:
+        fill_give_way(limit=left)
+        if time.monotonic() - started >= GIVE_WAY_SECONDS:
             return run(None)
         options = options_make()
         with _changed:
