@@ -233,9 +233,13 @@ def query_terms(query: str, *, tokenize: Callable[[str], list[str]] = text_token
         words = tuple(dict.fromkeys(tokenize(key)))
         own = () if " " in key else tuple(token for token in words if token not in grouped)
         grouped.update(words)
+        # A statement's word is left out only when a line holding it holds the question's
+        # own tokens too. A Chinese key's bigrams are all needed for its own run, so a part of
+        # it that a statement says alone stays: "我出生在成都" holds 出生 of 在哪儿出生, "我在医院
+        # 工作" 工作 of 做什么工作 (both had 0 on the keyword side).
         instead = () if key in inside else tuple(dict.fromkeys(
             run for word in SAID_INSTEAD[row][1]
-            if (run := tuple(tokenize(word))) and run != own and not set(run) <= set(own)))
+            if (run := tuple(tokenize(word))) and not (own and set(own) <= set(run))))
         terms.append(Term(own=own, instead=instead))
     terms += [Term(own=(token,)) for token in tokens if token not in grouped]
     return terms

@@ -18,6 +18,7 @@ from memory.keyword_index.bm25 import text_tokenize
 from memory.keyword_index.said_instead import kinds_asked
 from memory.recall.focus import names_strip
 from memory.recall.passages import Near
+from memory.recall.queries import chat_words_plain
 from memory.vectors.index import Hit
 
 # Words that name nothing to recall: asking, pronouns, the common verbs of small talk.
@@ -121,7 +122,10 @@ def signals_read(query: str, hits: list[Hit], near: dict[tuple[str, str, str], N
                  speakers: set[str] = frozenset()) -> list[Signals]:
     asked = asked_words(query, set(speakers))
     best = max((hit.score for hit in hits), default=0.0)
-    asks = question_asks(query)
+    # "yo what do i do for a living again": the question starts after the chat filler
+    # (queries.chat_words_plain). Its words stay named: "where am i from again lol" names
+    # nothing else, and a question naming nothing keeps nothing.
+    asks = question_asks(" ".join(chat_words_plain(query).split()))
     signals = []
     for rank, hit in enumerate(hits):
         around = near.get(hit.key, Near())

@@ -35,6 +35,21 @@ ZH_WORDS_ENDING_IN_PARTICLE = ("什么", "怎么", "那么", "这么", "多么",
 EN_QUESTION_FILLERS = ["do you", "did you", "can you", "could you", "what about", "tell me about",
                        "tell me", "remind me", "please", "hey", "hi"]
 PUNCTUATION = "?？!！。，,.、；;：:~…\"'“”‘’()（）[]【】 \t\n"
+# Chat talk in a question: laughter and address words name nothing ("wats my job again lol":
+# searched, "lol" drew every line saying it and the dense side read a greeting), and a
+# question word typed without its apostrophe ("whats", "wat") is a rare word in the keyword
+# index that matches lines asking something else ("whats that book u keep reading"). The
+# first are removed, the second written as the question words they are (stop words there).
+EN_CHAT_FILLERS = ("lol", "lmao", "lmfao", "rofl", "haha", "hahaha", "hehe", "bro", "bruh",
+                   "yo", "dude", "tho", "pls", "plz", "btw", "omg")
+EN_CHAT_SPELLINGS = {"wat": "what", "wats": "what's", "whats": "what's", "wut": "what",
+                     "whos": "who's", "wheres": "where's", "hows": "how's", "u": "you",
+                     "ur": "your", "im": "i'm", "ive": "i've"}
+_CHAT_WORD = re.compile(r"(?<![\w'’])(" + "|".join(
+    sorted((*EN_CHAT_FILLERS, *EN_CHAT_SPELLINGS), key=len, reverse=True)) + r")(?![\w'’])",
+    re.IGNORECASE)
+# "…again?" at a question's end asks to be reminded, as 来着 does; it names nothing.
+_AGAIN_END = re.compile(r"(?<![\w'’])again(?=[\s,，?？!！.。~…]*$)", re.IGNORECASE)
 
 # Words that open the second half of a two-part question ("另外，B？", "Also, B?").
 PART_OPENERS_ZH = ("另外", "还有", "此外", "以及", "顺便问一下", "顺便问", "顺便")
@@ -99,7 +114,7 @@ def query_extract(user_input: str, *, fallback: bool = True) -> str:
     particles removed ("你还记得我们之前的约定吗？" -> "约定"), and the event a personal fact is
     asked before (anchor_strip). Falls back to the whole message (`fallback`), or "" when
     nothing is left."""
-    text = time_words_strip(anchor_strip(user_input))
+    text = _AGAIN_END.sub(" ", chat_words_plain(time_words_strip(anchor_strip(user_input))))
     for phrase in sorted(TRIGGERS_ZH + ASKING_ZH + ["记得"], key=len, reverse=True):
         text = text.replace(phrase, " ")
     for phrase in sorted(TRIGGERS_EN + ASKING_EN + EN_QUESTION_FILLERS, key=len, reverse=True):
@@ -107,6 +122,13 @@ def query_extract(user_input: str, *, fallback: bool = True) -> str:
     pieces = [_zh_fillers_strip(piece) for piece in re.split(r"\s+", text)]
     cleaned = " ".join(piece for piece in pieces if piece).strip(PUNCTUATION)
     return cleaned if cleaned or not fallback else user_input.strip()
+
+
+def chat_words_plain(text: str) -> str:
+    """`text` with chat fillers removed and question words typed without an apostrophe written
+    out (EN_CHAT_FILLERS, EN_CHAT_SPELLINGS)."""
+    return _CHAT_WORD.sub(
+        lambda found: EN_CHAT_SPELLINGS.get(found.group(1).lower(), " "), text)
 
 
 def _zh_fillers_strip(piece: str) -> str:

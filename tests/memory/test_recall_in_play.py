@@ -222,6 +222,9 @@ def test_a_personal_fact_asked_without_a_question_mark_keeps_the_first_lines():
     assert [floor_keeps(s) for s in signals_read("how was ur day lol", [best, hit], near)] == [
         True, False]
     assert [floor_keeps(s) for s in signals_read("我是哪儿人来着", [best, hit], near)][1]
+    # A chat filler before the question word: it still asks.
+    assert [floor_keeps(s) for s in signals_read("yo where am i from again", [best, hit],
+                                                  near)] == [True, True]
 
 
 def test_a_turn_fills_the_memory_share_not_a_fixed_number_of_lines(store, instance, memory_on,

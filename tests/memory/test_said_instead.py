@@ -50,6 +50,19 @@ def test_a_key_inside_another_kinds_key_asks_for_nothing():
     assert ("住在",) in _statement_words("我家在哪？")
 
 
+@pytest.mark.parametrize("question, word", [("我是在哪儿出生的？", "出生"),
+                                            ("我是做什么工作的？", "工作")])
+def test_a_chinese_keys_own_word_said_alone_is_a_statement_word(question, word):
+    # The key's bigrams are all needed for its own run: "我出生在成都" holds 出生 of 在哪儿出生
+    # and nothing else of it, and had 0 on the keyword side.
+    assert (word,) in _statement_words(question)
+    lines = ["我的下属过生日是在12月14日。", "我出生在成都，上大学才来的上海。", "今天天气不错。"]
+    scores, _, _ = _scores(lines if word == "出生" else
+                           ["我表姐的工作是什么来着？", "我在医院工作。", "今天天气不错。"],
+                           question.strip("我？的"))
+    assert scores[1] > 0
+
+
 def test_other_words_stay_plain_terms():
     assert query_terms("which city did Mina move to?") == [
         Term(own=("citi",)), Term(own=("mina",)), Term(own=("move",))]

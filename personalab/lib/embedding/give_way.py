@@ -9,8 +9,8 @@ searches) then shares the cores with it: on a busy two-core machine a recall of 
 - a fill's batches already running are stopped (ONNX Runtime's RunOptions.terminate, checked
   between the graph's operators) and run again once the recall is over (`run_giving_way`):
   on a loaded machine one batch took 0.4-1.7 s, which a recall starting meanwhile shared.
-A batch that has given way for GIVE_WAY_SECONDS in all runs to its end. Per process: a fill in another worker
-process does not see this one's recalls.
+A batch that has given way for GIVE_WAY_SECONDS in all runs to its end.
+Per process: a fill in another worker process does not see this one's recalls.
 """
 
 from __future__ import annotations
