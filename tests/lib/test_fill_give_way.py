@@ -12,7 +12,7 @@ import pytest
 
 from personalab.lib.embedding import engine as engine_module
 from personalab.lib.embedding import give_way
-from personalab.lib.embedding.embeddings import model_load
+from personalab.lib.embedding.embeddings import model_load, second_load
 from personalab.lib.embedding.give_way import (
     fill_give_way,
     fill_marked,
@@ -155,3 +155,34 @@ def test_the_engines_fill_batch_stopped_by_a_recall_gives_the_vectors_it_gives_a
     filler.join(30)
     assert any(options.terminate for options in made), "no batch was stopped"
     np.testing.assert_allclose(rows[0], alone, atol=1e-5)
+
+
+def test_a_turns_minilm_batches_do_not_queue_behind_a_fill_giving_way(monkeypatch):
+    # MiniLM is one engine for queries and passages: a fill's batches wait in a pool of their
+    # own, so a turn's (its unembedded lines, several batches) never waits for them.
+    model = second_load()
+    if model is None:
+        pytest.skip("MiniLM is not installed")
+    monkeypatch.setattr(give_way, "GIVE_WAY_SECONDS", 20)
+    waiting = threading.Event()
+    wait = give_way.fill_give_way
+
+    def fill_waits(**kwargs) -> float:
+        waiting.set()
+        return wait(**kwargs)
+
+    monkeypatch.setattr(give_way, "fill_give_way", fill_waits)
+    texts = [f"line {n} about the lake " * 40 for n in range(4)]  # two batches
+    with recall_held():
+        def fill() -> None:
+            with fill_marked():
+                model.encode(texts)
+
+        filler = threading.Thread(target=fill)
+        filler.start()
+        assert waiting.wait(20), "the fill's batches never gave way"
+        time.sleep(0.1)  # both of its batches are waiting in their pool
+        started = time.monotonic()
+        model.encode(texts)
+        assert time.monotonic() - started < 10
+    filler.join(30)

@@ -96,6 +96,10 @@ class OnnxMiniLM:
         self._runs = threads or threads_setting()
         self._session = session_make(self.weights, threads=1)
         self._pool = ThreadPoolExecutor(self._runs, "minilm") if self._runs > 1 else None
+        # A fill's batches wait in their threads while a turn's recall runs (give_way.py); the
+        # turn's own MiniLM batches (its unembedded lines) must not queue behind them.
+        self._fill_pool = (ThreadPoolExecutor(self._runs, "minilm-fill") if self._runs > 1
+                           else None)
 
     def token_count(self, text: str, is_query: bool = False) -> int:
         """Word pieces of `text` with [CLS] and [SEP], after the cut at 256."""
@@ -110,9 +114,10 @@ class OnnxMiniLM:
         batches = list(_batches(order, [len(ids[i]) for i in order], BATCH_TOKENS,
                                 rows=BATCH_ROWS))
         contents = [[ids[i] for i in batch] for batch in batches]
-        pool = self._pool if self._pool and len(batches) > 1 else None
+        filling = in_fill()
+        pool = (self._fill_pool if filling else self._pool) if len(batches) > 1 else None
         # A fill's batches stop for a turn's recall and run again after it (give_way.py).
-        run = self._run_giving_way if in_fill() else self._run
+        run = self._run_giving_way if filling else self._run
         for batch, pooled in zip(batches, pool.map(run, contents) if pool
                                  else map(run, contents)):
             rows[batch] = pooled
