@@ -28,7 +28,10 @@ def _engines_after_start(tmp_path: Path, preload: str) -> str:
     return done.stdout.strip().splitlines()[-1]
 
 
-def test_the_server_builds_both_embedding_engines_as_it_starts(tmp_path):
-    assert _engines_after_start(tmp_path, "1") == "['original:passage', 'original:query'] True"
+def test_the_server_builds_the_embedding_engines_a_turns_recall_uses_as_it_starts(tmp_path):
+    # e5's two and, with the second recall model on (the default), MiniLM: a turn's recall
+    # waits for them (memory/runtime.py recall_warm)
+    assert _engines_after_start(tmp_path, "1") == (
+        "['minilm', 'original:passage', 'original:query'] True")
     # the tests' own servers skip it, and import no part of the engines
     assert _engines_after_start(tmp_path, "0") == "[] False"
