@@ -11,33 +11,19 @@ import json
 import pytest
 
 from chat.play.turn import turn_run
-from chat.services.instances import instance_create
 from chat.services.memory_actions import memory_action
-from library.card_formats.card_import import character_import_card
-from library.find_replace.services import card_scripts_allow
+from tests.chat.hidden_state_card import REPLY, hidden_state_chat
 from tests.stub_llm import Reply
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
-HIDDEN = {"id": "hide-state", "scriptName": "hide the state block",
-          "findRegex": "/<state>[\\s\\S]*?<\\/state>/g", "replaceString": "", "trimStrings": [],
-          "placement": [2], "disabled": False, "markdownOnly": True, "promptOnly": True,
-          "runOnEdit": True, "substituteRegex": 0, "minDepth": None, "maxDepth": None}
-REPLY = "The brass key is under the blue mat. <state>gold=30 shame=12</state>"
 EVENTS = json.dumps({"events": [{"summary": "Mira told where the key is.",
                                  "plot": "The key is under the mat."}]})
 
 
 def _chat(store, alice) -> str:
-    card = {"spec": "chara_card_v3", "spec_version": "3.0", "data": {
-        "name": "Mira", "description": "An innkeeper.", "personality": "", "scenario": "",
-        "first_mes": "", "mes_example": "", "alternate_greetings": [], "tags": [],
-        "extensions": {"regex_scripts": [HIDDEN]}}}
-    character_id = character_import_card(store, user=alice, filename="mira.json",
-                                         data=json.dumps(card).encode())
-    card_scripts_allow(store, username="alice", allowed=True,
-                       character=store.character_read(character_id))
-    instance_id = instance_create(store, owner=alice, character_id=character_id)
+    """A hidden-state chat of two played turns."""
+    instance_id = hidden_state_chat(store, alice)
 
     async def emit(event):
         pass

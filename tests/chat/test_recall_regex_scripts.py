@@ -12,33 +12,11 @@ import json
 import pytest
 
 from chat.play.turn import turn_run
-from chat.services.instances import instance_create
-from library.card_formats.card_import import character_import_card
-from library.find_replace.services import card_scripts_allow
 from memory import runtime
+from tests.chat.hidden_state_card import REPLY, hidden_state_chat
 from tests.stub_llm import Reply
 
 pytestmark = pytest.mark.django_db(transaction=True)
-
-HIDDEN = {"id": "hide-state", "scriptName": "hide the state block",
-          "findRegex": "/<state>[\\s\\S]*?<\\/state>/g", "replaceString": "", "trimStrings": [],
-          "placement": [2], "disabled": False, "markdownOnly": True, "promptOnly": True,
-          "runOnEdit": True, "substituteRegex": 0, "minDepth": None, "maxDepth": None}
-REPLY = "The brass key is under the blue mat. <state>gold=30 shame=12</state>"
-
-
-def _chat(store, alice, background_id: str | None = None) -> str:
-    card = {"spec": "chara_card_v3", "spec_version": "3.0", "data": {
-        "name": "Mira", "description": "A innkeeper.", "personality": "", "scenario": "",
-        "first_mes": "", "mes_example": "", "alternate_greetings": [], "tags": [],
-        "extensions": {"regex_scripts": [HIDDEN]}}}
-    character_id = character_import_card(store, user=alice, filename="mira.json",
-                                         data=json.dumps(card).encode())
-    card_scripts_allow(store, username="alice", allowed=True,
-                       character=store.character_read(character_id))
-    return instance_create(store, owner=alice, character_id=character_id,
-                           background_id=background_id)
-
 
 def _turn(store, instance_id: str, text: str) -> None:
     async def emit(event):
@@ -69,7 +47,7 @@ def test_a_recalled_line_is_sent_as_the_cards_prompt_scripts_leave_it(
     config = store.config_read()  # the key's line out of the window: recalled, not shown
     config["preferences"]["conversation_load_all"] = False
     store.config_write(config)
-    instance_id = _chat(store, alice)
+    instance_id = hidden_state_chat(store, alice)
     use_stub.script(Reply(REPLY))
     _turn(store, instance_id, "Where is the brass key?")
     for said in ("The rain has stopped.", "Let us eat.", "The bread is warm."):
@@ -86,7 +64,7 @@ def test_a_recalled_line_is_sent_as_the_cards_prompt_scripts_leave_it(
 
 def test_a_line_the_chat_shows_scripted_is_not_recalled_beside_it(
         store, alice, memory_on, use_stub):
-    instance_id = _chat(store, alice)
+    instance_id = hidden_state_chat(store, alice)
     use_stub.script(Reply(REPLY))
     _turn(store, instance_id, "Where is the brass key?")
     runtime.drain()
@@ -104,7 +82,7 @@ def test_the_directors_events_are_sent_as_the_cards_prompt_scripts_leave_them(
     """The fallback reminder lists this story's events (its lines among them): none brings
     back the hidden block."""
     store.module_write("memory", {**store.module_read("memory"), "recaps_enabled": False})
-    instance_id = _chat(store, alice, background)
+    instance_id = hidden_state_chat(store, alice, background)
     use_stub.script(Reply(REPLY))
     _turn(store, instance_id, "Where is the brass key?")
     runtime.drain()
