@@ -4,15 +4,22 @@ user: seed, admin commands) has no limit.
 
 A create asks twice: before it writes (`library_room_check`: nothing is written when the
 account is full) and once its index row is written (`library_room_kept`). Creates at once
-(two tabs, two workers) each pass the first; the second finds the account over its limit, and
-a create that does undoes itself. Never more than the limit; two at the last free place may
-both be refused, and a second try passes."""
+(two tabs, two workers) each pass the first; the second, one create of the account at a time
+(a lock on the account's row where the database has one, and in the process), finds whether
+the account is over its limit, and a create that is undoes itself before the next looks.
+Never more than the limit, and creates at once that fit under it are kept: without the one at
+a time, eight at once on two workers all counted eight rows and all undid themselves."""
 
 from __future__ import annotations
 
 import shutil
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
 
 from django.conf import settings
+from django.contrib.auth import get_user_model
+from django.db import connection, transaction
 from django.db.models import Model
 
 from library.models import Background, Character, Lorebook, Persona
@@ -27,6 +34,7 @@ OWNED: dict[str, tuple[str, type[Model]]] = {
 }
 FOLDERS = {"characters": "character_dir", "backgrounds": "background_dir",
            "lorebooks": "lorebook_dir", "personas": "persona_dir"}
+_kept_lock = threading.Lock()
 
 
 def library_room_check(*, kind: str, user, adding: int = 1) -> None:
@@ -48,8 +56,24 @@ def library_room_kept(store: FileStore, *, kind: str, user, item_id: str) -> Non
         return
     setting, model = OWNED[kind]
     limit = getattr(settings, setting)
-    if not limit or model.objects.filter(owner=user).count() <= limit:
+    if not limit:
         return
-    model.objects.filter(pk=item_id).delete()
+    with account_creates_one_at_a_time(user):
+        if model.objects.filter(owner=user).count() <= limit:
+            return
+        model.objects.filter(pk=item_id).delete()
     shutil.rmtree(getattr(store, FOLDERS[kind])(item_id), ignore_errors=True)
     raise LimitReached(kind=kind, limit=limit, setting=setting)
+
+
+@contextmanager
+def account_creates_one_at_a_time(user) -> Iterator[None]:
+    """The account's creates (its library items, and its chats: chat/services/quotas.py) count
+    and undo one after another: in this process by a lock, and across workers by a lock on the
+    account's row (PostgreSQL's SELECT … FOR UPDATE, held until the undo is committed; SQLite
+    serves from one process)."""
+    with _kept_lock, transaction.atomic():
+        if connection.features.has_select_for_update:
+            list(get_user_model().objects.select_for_update().filter(pk=getattr(user, "pk", user))
+                 .values_list("pk", flat=True))
+        yield

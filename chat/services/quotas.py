@@ -4,7 +4,8 @@ chat's archived sessions count: "delete" only moves them aside. The system (no o
 summarize's own continuation (its turns are already in the chat) have no limit.
 
 A new chat is counted twice, as a library item is (library/quotas.py): before anything is
-written, and once its row is: chats started at once never pass the limit."""
+written, and once its row is, one at a time for the account: chats started at once never pass
+the limit, and as many as fit are kept."""
 
 from __future__ import annotations
 
@@ -13,6 +14,7 @@ import shutil
 from django.conf import settings
 
 from chat.models import Instance
+from library.quotas import account_creates_one_at_a_time
 from personalab.lib.errors import LimitReached
 from personalab.lib.filestore.store import FileStore
 
@@ -30,9 +32,12 @@ def instance_room_kept(store: FileStore, *, owner, instance_id: str) -> None:
     (chats started at once that each passed `instance_room_check`), this one is removed
     outright (its folder and rows: nobody has seen it) and LimitReached raised."""
     limit = settings.PERSONALAB_INSTANCES_PER_ACCOUNT
-    if owner is None or not limit or Instance.objects.filter(owner=owner).count() <= limit:
+    if owner is None or not limit:
         return
-    Instance.objects.filter(instance_id=instance_id).delete()
+    with account_creates_one_at_a_time(owner):
+        if Instance.objects.filter(owner=owner).count() <= limit:
+            return
+        Instance.objects.filter(instance_id=instance_id).delete()
     shutil.rmtree(store.instance_dir(instance_id), ignore_errors=True)
     raise LimitReached(kind="instances", limit=limit, setting="PERSONALAB_INSTANCES_PER_ACCOUNT")
 
