@@ -69,6 +69,7 @@ PLACED = """(index) => {
 
 
 def chat_write(instance_id: str, messages: int) -> None:
+    # after main() has set the data folder's environment and Django up
     from personalab.storage import get_store
 
     store = get_store()

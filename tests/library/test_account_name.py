@@ -7,6 +7,7 @@ from __future__ import annotations
 from django.utils.html import escape
 
 from chat.models import Instance
+from library.character_services import character_save
 from library.models import Persona
 from library.selectors import persona_effective
 
@@ -23,8 +24,6 @@ def test_without_a_persona_the_player_is_user_or_their_full_name_never_their_log
 
 
 def _greeting_card(store) -> str:
-    from library.character_services import character_save
-
     return character_save(store, data={"name": "Mira", "base_persona": "A guide.",
                                        "greeting": "Welcome, {{user}}.", "visibility": "shared"},
                           character_id=None)

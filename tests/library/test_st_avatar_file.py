@@ -45,14 +45,20 @@ def test_a_filter_naming_the_avatar_file_lets_its_character_through(store, alice
     assert character_filter_reason(only, speaker).startswith("character filter: not for")
 
 
-def test_another_accounts_character_is_named_by_its_file_only_in_its_authors_books(
-        store, alice, bob):
-    # bob's own book with a filter naming a guess of alice's card file told him, in his
-    # prompt inspector, whether the guess was right (the file's name is kept from him).
+def _sera_shared(store, alice) -> str:
+    """alice's card imported from "Seraphina3.png" (its st_avatar), shared."""
     character_id = character_import_card(store, data=_card("Sera"),
                                          filename="Seraphina3.png", user=alice)
     character_save(store, data={"visibility": "shared", "name": "Sera"},
                    character_id=character_id, user=alice)
+    return character_id
+
+
+def test_another_accounts_character_is_named_by_its_file_only_in_its_authors_books(
+        store, alice, bob):
+    # bob's own book with a filter naming a guess of alice's card file told him, in his
+    # prompt inspector, whether the guess was right (the file's name is kept from him).
+    character_id = _sera_shared(store, alice)
     hers = store.lorebook_read(lorebook_save(store, user=alice, data={
         "name": "Sera's world", "visibility": "shared", "entries": []}))
     his = store.lorebook_read(lorebook_save(store, user=bob, data={"name": "Guesses",
@@ -230,10 +236,7 @@ def test_the_seen_fingerprint_does_not_let_a_reader_test_guesses_of_what_is_kept
         store, alice, as_bob):
     # `seen` was the SHA-256 of the whole file: bob added a guess of the hidden st_avatar (or a
     # private book's id) to what GET showed him and compared, offline, as often as he liked.
-    character_id = character_import_card(store, data=_card("Sera"),
-                                         filename="Seraphina3.png", user=alice)
-    character_save(store, data={"visibility": "shared", "name": "Sera"},
-                   character_id=character_id, user=alice)
+    character_id = _sera_shared(store, alice)
     shown = as_bob("get", f"/api/v1/characters/{character_id}").json()
     seen = shown.pop("seen")
     shown.pop("regex_scripts_allowed")
