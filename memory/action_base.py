@@ -73,6 +73,15 @@ def lines_shown(lines: list[dict[str, Any]], shown: LinesShown | None) -> list[d
     return shown(lines) if shown is not None and lines else lines
 
 
+async def lines_shown_off_loop(lines: list[dict[str, Any]],
+                               shown: LinesShown | None) -> list[dict[str, Any]]:
+    """`lines_shown` for a coroutine: the scripts may take their whole budget (a second) and a
+    session's lines are many, so they run on a thread, not on the loop every account shares."""
+    if shown is None or not lines:
+        return lines
+    return await asyncio.to_thread(shown, lines)
+
+
 def session_messages(session: SessionRead) -> list[dict[str, Any]]:
     """Finished user/assistant lines the player did not hide, plus a line a crash left
     unfinished (kept, marked)."""

@@ -17,7 +17,7 @@ from django.utils.translation import gettext
 from memory import prompts
 from memory.action_base import (
     LinesShown,
-    lines_shown,
+    lines_shown_off_loop,
     llm_text,
     scene_of,
     session_messages,
@@ -101,7 +101,7 @@ async def memory_update_persona(store: FileStore, *, instance_id: str, llm: Any,
     if not turns:
         raise MemoryActionError(gettext("There is no conversation yet: memory cannot be "
                                         "updated."))
-    turns = lines_shown(turns, shown)
+    turns = await lines_shown_off_loop(turns, shown)
     name, locale = await speaker_of(store, state, character_id)
     members, player = await scene_of(store, state)
     scene = {"others": [other for member, other in members.items() if member != character_id],

@@ -15,7 +15,7 @@ from memory import prompts
 from memory.action_base import (
     LinesShown,
     int_setting,
-    lines_shown,
+    lines_shown_off_loop,
     llm_text,
     scene_of,
     speaker_of,
@@ -81,7 +81,7 @@ async def _recap_chunk(store: FileStore, *, llm: Any, state: dict[str, Any], ses
     fit together the newest of them that do are recapped (a pasted book in one message made
     every recap of its turns a request the model refused); `shown`: how the chat's prompt shows
     them (its regex scripts)."""
-    lines = lines_shown(lines, shown)
+    lines = await lines_shown_off_loop(lines, shown)
     name, locale = await speaker_of(store, state)
     members, player = await scene_of(store, state)
     scene = {"members": list(members.values()), "player_name": player}

@@ -30,7 +30,7 @@ from memory import prompts
 from memory.action_base import (
     LinesShown,
     int_setting,
-    lines_shown,
+    lines_shown_off_loop,
     llm_text,
     player_of,
     session_messages,
@@ -243,7 +243,7 @@ async def memory_summarize(store: FileStore, *, instance_id: str, llm: Any, inde
     name, locale = await speaker_of(store, state)
     events, reused = await _events_ask(store, llm, name=name, locale=locale,
                                        player=await player_of(store, state), earlier=earlier,
-                                       messages=lines_shown(messages, shown),
+                                       messages=await lines_shown_off_loop(messages, shown),
                                        prompt_tokens=prompt_tokens, say=say,
                                        instance_id=instance_id, session_id=old_id)
 

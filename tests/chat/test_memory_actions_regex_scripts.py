@@ -75,3 +75,46 @@ def test_an_aside_sees_the_recent_lines_without_the_block_the_card_hides(
     assert response.status_code == 200, response.content
     assert "under the blue mat" in _sent(use_stub.requests[-1])
     assert "gold=30" not in _sent(use_stub.requests[-1])
+
+
+def _loop_watched(monkeypatch) -> list[bool]:
+    """Each run of the chat's scripts over lines for the model, noted as on an event loop or
+    not: a card's scripts may take their whole second there, and the loop serves everyone."""
+    on_loop: list[bool] = []
+
+    def watched(real):
+        def lines_for_model(store, **kwargs):
+            shown = real(store, **kwargs)
+            if shown is None:
+                return None
+
+            def run(lines):
+                try:
+                    asyncio.get_running_loop()
+                    on_loop.append(True)
+                except RuntimeError:
+                    on_loop.append(False)
+                return shown(lines)
+            return run
+        return lines_for_model
+
+    for module in ("chat.services.memory_actions", "chat.play.recap_roll"):
+        monkeypatch.setattr(f"{module}.lines_for_model",
+                            watched(__import__(module, fromlist=["x"]).lines_for_model))
+    return on_loop
+
+
+def test_the_scripts_run_on_the_lines_of_a_memory_action_off_the_event_loop(
+        store, alice, use_stub, monkeypatch):
+    """Seventh red-team pass: summarize, update memory and the rolling recap ran the card's
+    scripts (up to their 1 s budget) on the server's event loop, holding every account."""
+    store.module_write("memory", {**store.module_read("memory"), "recaps_enabled": True,
+                                  "recap_every_n_rounds": 2})
+    on_loop = _loop_watched(monkeypatch)
+    use_stub.script(Reply(REPLY), Reply(REPLY), Reply("Mira told the guest where the key is."))
+    instance_id = _chat(store, alice)
+    use_stub.script(Reply("Mira trusts the guest."))
+    asyncio.run(memory_action(instance_id, "update_memory"))
+    use_stub.script(Reply(EVENTS))
+    asyncio.run(memory_action(instance_id, "summarize"))
+    assert len(on_loop) == 3 and not any(on_loop), on_loop
