@@ -55,7 +55,7 @@ from chat.templatetags.sessions import session_label
 from director.services import director_status
 from library.fields import MAX_NAME_CHARS
 from library.lore.global_books import global_lorebook_ids
-from library.personas.services import persona_first_named
+from library.personas.services import persona_first_named, persona_first_undone
 from library.selectors import (
     ChatCharacters,
     backgrounds_visible_to,
@@ -112,16 +112,21 @@ def instance_new(request: HttpRequest) -> HttpResponse:
     a character this account may not play, too many ticked) is said by personalab.middleware
     in the reader's language, back on the page the form is on."""
     group = request.GET.get("group") == "1"
-    persona_first_named(get_store(), owner=request.user, name=request.POST.get("player_name"))
-    if group:
-        instance_id = instance_create(
-            get_store(), owner=request.user, character_ids=_ticked(request),
-            background_id=request.POST.get("background_id") or None,
-            reply_order=request.POST.get("reply_order") or None)
-    else:
-        instance_id = instance_create(
-            get_store(), owner=request.user, character_id=request.POST.get("character_id", ""),
-            background_id=request.POST.get("background_id") or None)
+    named = persona_first_named(get_store(), owner=request.user,
+                                name=request.POST.get("player_name"))
+    try:
+        if group:
+            instance_id = instance_create(
+                get_store(), owner=request.user, character_ids=_ticked(request),
+                background_id=request.POST.get("background_id") or None,
+                reply_order=request.POST.get("reply_order") or None)
+        else:
+            instance_id = instance_create(
+                get_store(), owner=request.user, character_id=request.POST.get("character_id", ""),
+                background_id=request.POST.get("background_id") or None)
+    except Exception:
+        persona_first_undone(get_store(), owner=request.user, persona_id=named)
+        raise
     return redirect("instance", instance_id=instance_id)
 
 

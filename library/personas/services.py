@@ -3,6 +3,7 @@ delete, set an avatar. The file first, then the index row."""
 
 from __future__ import annotations
 
+import shutil
 from typing import Any
 
 from library.avatars import avatar_problem, avatar_remove, avatar_write, image_kind
@@ -95,6 +96,17 @@ def persona_first_named(store: FileStore, *, owner, name: Any) -> str | None:
     if Persona.objects.filter(owner=owner).exists():
         return None
     return persona_create(store, owner=owner, data={"name": name.strip(), "description": ""})
+
+
+def persona_first_undone(store: FileStore, *, owner, persona_id: str | None) -> None:
+    """The persona `persona_first_named` made for a chat's start that was then refused (a
+    limit, a character the account may not play) is removed outright, file and row, as a
+    create over a limit is (library/quotas.py): the start changed nothing, and the name is asked
+    again."""
+    if persona_id is None:
+        return
+    Persona.objects.filter(persona_id=persona_id, owner=owner).delete()
+    shutil.rmtree(store.persona_dir(persona_id), ignore_errors=True)
 
 
 def persona_update(store: FileStore, *, actor, persona_id: str, data: dict[str, Any]) -> None:

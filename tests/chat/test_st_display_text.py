@@ -8,8 +8,12 @@ from __future__ import annotations
 
 import json
 
+from django.core.files.uploadedfile import SimpleUploadedFile
+from django.utils.html import escape
+
 from chat.import_export.chat_formats import chat_import_jsonl
 from chat.play.regex_scripts import LineDisplay
+from library.character_services import character_save
 
 HEADER = {"user_name": "Ann", "character_name": "Mira"}
 REPLY = {"name": "Mira", "is_user": False, "mes": "B: the river is cold.",
@@ -47,3 +51,20 @@ def test_an_edited_message_shows_what_was_typed():
     assert LineDisplay({}).text(edited) == "C: the river froze."
     plain = {k: v for k, v in REPLY.items() if k not in ("extra", "swipe_info")}
     assert LineDisplay({}).text(_lines(plain)[0]) == "B: the river is cold."
+
+
+def test_markup_in_an_imported_display_text_is_text_on_the_chat_page(store, alice,
+                                                                     alice_client):
+    """Seventh red-team pass: the display text is written into the page as the message is
+    (escaped, drawn later by the sanitized Markdown), never as markup."""
+    character_id = character_save(store, data={"name": "Mira", "base_persona": "A guide.",
+                                               "greeting": ""}, character_id=None, user=alice)
+    hostile = '<img src=x onerror="alert(1)"><div data-hx-post="/logout/">x</div>'
+    data = "\n".join(json.dumps(r) for r in (
+        HEADER, {**REPLY, "extra": {"display_text": hostile}, "swipes": [], "swipe_info": []}))
+    response = alice_client.post("/chats/import", {
+        "character_id": character_id, "file": SimpleUploadedFile("c.jsonl", data.encode())},
+        follow=True)
+    page = response.content.decode()
+    assert response.status_code == 200 and escape(hostile) in page
+    assert "<img src=x" not in page and "<div data-hx-post" not in page

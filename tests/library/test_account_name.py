@@ -65,3 +65,24 @@ def test_a_name_too_long_is_refused_and_starts_no_chat(alice_client, store, alic
     assert not Persona.objects.filter(owner=alice).exists()
     assert escape("Start a chat") in refused.content.decode()
     assert not Instance.objects.filter(owner=alice).exists()
+
+
+def test_markup_in_the_name_asked_is_text_wherever_it_is_shown(alice_client, store, alice,
+                                                               client, bob):
+    """Seventh red-team pass: the name becomes a persona and `{{user}}`; markup in it is text
+    on the chat page (the greeting that names it included), the home page and the personas
+    page, and a refused start (bob asking for alice's private card) makes no persona."""
+    card = _greeting_card(store)
+    hostile = '<img src=x onerror="alert(1)">'
+    started = alice_client.post("/instances/new", {"character_id": card, "player_name": hostile})
+    assert started.status_code == 302
+    for url in (started["Location"], "/", "/personas/"):
+        page = alice_client.get(url).content.decode()
+        assert "<img src=x" not in page, url
+    assert escape(hostile) in alice_client.get(started["Location"]).content.decode()
+    private = character_save(store, data={"name": "Bea", "base_persona": "Hers.",
+                                          "greeting": "Hi."}, character_id=None, user=alice)
+    client.force_login(bob)
+    refused = client.post("/instances/new", {"character_id": private, "player_name": "Rob"})
+    assert refused.status_code in (302, 404)
+    assert not Persona.objects.filter(owner=bob).exists()
