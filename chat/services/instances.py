@@ -87,11 +87,12 @@ def instance_create(store: FileStore, *, owner, character_id: str | None = None,
         member_state_write(store, instance_id, state, member, {
             "base_persona": member_definition.get("base_persona", ""), "evolved_persona": ""})
     store.session_create(instance_id, session_id, lines=lines)
-    greeting_variables_run(store, instance_id=instance_id, session_id=session_id, lines=lines,
-                           owner=state["owner"])
     store.instance_state_write(instance_id, state)
     instance_index(store, instance_id)
     instance_room_kept(store, owner=owner, instance_id=instance_id)
+    # after the second look: a start it undoes must not leave what its greeting set
+    greeting_variables_run(store, instance_id=instance_id, session_id=session_id, lines=lines,
+                           owner=state["owner"])
     ledger_add(store, instance_id, state)
     return instance_id
 

@@ -14,10 +14,13 @@ from django.db import connection
 from django.db.models import QuerySet
 
 from chat.models import Instance
+from chat.services.instances import instance_create
 from chat.services.quotas import instance_room_kept
+from library.character_services import character_save
 from library.models import Persona
 from library.quotas import library_room_kept
 from personalab.lib.errors import LimitReached
+from personalab.lib.filestore.variables import account_variables_read
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -77,3 +80,21 @@ def test_creates_written_at_once_keep_as_many_as_the_limit(store, alice, setting
     assert len(refused) == 5
     assert sorted(model.objects.filter(owner=alice).values_list("pk", flat=True)) == sorted(
         set(ids) - set(refused))
+
+
+def test_a_chat_refused_at_its_second_look_leaves_no_variable_its_greeting_set(
+        store, alice, settings, monkeypatch):
+    """Seventh red-team pass: a chat start undone by the second look (another start took the
+    last place) had already run its greeting's variable macros, so the account's variables
+    kept what a chat nobody saw set."""
+    character_id = character_save(store, data={
+        "name": "Mira", "base_persona": "A guide.",
+        "greeting": "Hello.{{setglobalvar::met::yes}}"}, character_id=None, user=alice)
+    settings.PERSONALAB_INSTANCES_PER_ACCOUNT = 1
+    _chat_row(alice, "other_start")  # the start that took the last place meanwhile
+    monkeypatch.setattr("chat.services.instances.instance_room_check", lambda **kwargs: None)
+    with pytest.raises(LimitReached):
+        instance_create(store, owner=alice, character_id=character_id)
+    assert account_variables_read(store, username="alice") == {}
+    assert list(Instance.objects.filter(owner=alice).values_list("pk", flat=True)) == [
+        "other_start"]
