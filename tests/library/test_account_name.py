@@ -4,6 +4,7 @@ and the name asked when they start a chat, which becomes their first persona and
 
 from __future__ import annotations
 
+from django.test import Client
 from django.utils.html import escape
 
 from chat.models import Instance
@@ -86,3 +87,14 @@ def test_markup_in_the_name_asked_is_text_wherever_it_is_shown(alice_client, sto
     refused = client.post("/instances/new", {"character_id": private, "player_name": "Rob"})
     assert refused.status_code in (302, 404)
     assert not Persona.objects.filter(owner=bob).exists()
+
+
+def test_the_start_form_with_a_name_needs_its_csrf_token(store, alice):
+    """Seventh red-team pass: another site's form posting a name to alice's session (a persona
+    she did not make, every chat calling her by it) is refused."""
+    card = _greeting_card(store)
+    forged = Client(enforce_csrf_checks=True)
+    forged.force_login(alice)
+    refused = forged.post("/instances/new", {"character_id": card, "player_name": "Pwned"})
+    assert refused.status_code == 403
+    assert not Persona.objects.filter(owner=alice).exists()
