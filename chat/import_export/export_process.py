@@ -14,12 +14,14 @@ A chat under IN_SERVER_BELOW bytes is exported in the server: a worker takes 3-1
 that takes milliseconds. A larger one's page starts one worker in the background when it opens
 (`export_worker_warm`), so its export seldom waits for the start; a worker with every server
 start cost each start 1.1 s of CPU and 110 MB whether anything was exported or not.
-One account's exports hold at most all but one worker (`workers_per_account`).
+One account's exports hold at most all but one worker (`workers_per_account`), and a freed
+worker goes to the waiting account that holds fewest (`_worker_share`).
 """
 
 from __future__ import annotations
 
 import contextlib
+import itertools
 import multiprocessing
 import threading
 from collections import Counter
@@ -47,6 +49,8 @@ _warm_asked = False
 # its long exports (tens of seconds each, two at once) never make another account's wait.
 _held: Counter[str] = Counter()
 _held_changed = threading.Condition()
+_waiting: dict[int, str] = {}  # the account of each export waiting for a worker, by ticket
+_tickets = itertools.count()
 
 
 def _exported(instance_id: str, session_id: str, fmt: str,
@@ -119,12 +123,32 @@ def workers_per_account() -> int:
     return max(1, settings.PERSONALAB_EXPORT_PROCESSES - 1)
 
 
+def _turn_of(ticket: int, account: str) -> bool:
+    """Whether the export waiting with `ticket` may take a worker now: one is free, its account
+    holds less than its share, and no waiting account within its share holds fewer (among
+    equals, the one waiting longest)."""
+    share = workers_per_account()
+    if sum(_held.values()) >= settings.PERSONALAB_EXPORT_PROCESSES or _held[account] >= share:
+        return False
+    first = min((_held[other], waiting) for waiting, other in _waiting.items()
+                if _held[other] < share)
+    return first == (_held[account], ticket)
+
+
 @contextlib.contextmanager
 def _worker_share(account: str) -> Iterator[None]:
-    """Waits (on this request's thread, holding no worker) while `account` holds its share."""
+    """Waits (on this request's thread, holding no worker) for a free worker and its turn
+    (`_turn_of`): sent to the pool at once, an export queued there in the order sent, so a
+    freed worker went to an account's second export before another account's first."""
     with _held_changed:
-        _held_changed.wait_for(lambda: _held[account] < workers_per_account())
+        ticket = next(_tickets)
+        _waiting[ticket] = account
+        try:
+            _held_changed.wait_for(lambda: _turn_of(ticket, account))
+        finally:
+            del _waiting[ticket]
         _held[account] += 1
+        _held_changed.notify_all()  # who is first among the others changed
     try:
         yield
     finally:

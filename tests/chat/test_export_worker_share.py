@@ -68,3 +68,61 @@ def test_one_accounts_two_exports_leave_a_worker_for_another_account(pool, store
     for thread in threads:
         thread.join(5)
     assert not export_process._held
+
+
+class _FifoPool(_Pool):
+    """Worker processes as ProcessPoolExecutor hands them out: `capacity` at once, the exports
+    sent beyond them waiting in the order they were sent."""
+
+    def __init__(self, capacity: int) -> None:
+        super().__init__()
+        self.capacity = capacity
+        self.queued: list[tuple[str, Future]] = []
+        self.busy = 0
+
+    def submit(self, fn, instance_id, *args):
+        done: Future = Future()
+        with self.changed:
+            if self.busy < self.capacity:
+                self.busy += 1
+                self.running.append((instance_id, done))
+            else:
+                self.queued.append((instance_id, done))
+            self.changed.notify_all()
+        return done
+
+    def end(self, index: int) -> None:
+        with self.changed:
+            self.busy -= 1
+            if self.queued:
+                self.busy += 1
+                self.running.append(self.queued.pop(0))
+            self.changed.notify_all()
+        super().end(index)
+
+
+def test_a_freed_worker_goes_to_the_account_holding_fewest(settings, monkeypatch, store):
+    """Seventh red-team pass: with three workers, bob's two exports and carol's first held
+    them all; carol's second, sent first, then took the worker bob's freed while alice's first
+    waited behind it. The next worker now goes to the waiting account that holds fewest."""
+    settings.PERSONALAB_EXPORT_PROCESSES = 3
+    fifo = _FifoPool(3)
+    monkeypatch.setattr(export_process, "_pool_get", lambda: fifo)
+    monkeypatch.setattr(export_process, "_small", lambda *args: False)
+    threads = [_export_in_thread("bob", "bobs_first"), _export_in_thread("bob", "bobs_second")]
+    assert sorted(fifo.started(2)) == ["bobs_first", "bobs_second"]
+    threads.append(_export_in_thread("carol", "carols_first"))
+    assert fifo.started(3)[-1] == "carols_first"
+    threads.append(_export_in_thread("carol", "carols_second"))
+    threads[-1].join(0.3)  # sent before alice's
+    threads.append(_export_in_thread("alice", "hers"))
+    threads[-1].join(0.3)
+    fifo.end(0)
+    assert fifo.started(4)[3] == "hers"
+    fifo.end(1)
+    assert fifo.started(5)[4] == "carols_second"
+    for index in range(2, 5):
+        fifo.end(index)
+    for thread in threads:
+        thread.join(5)
+    assert not export_process._held
