@@ -34,7 +34,8 @@ OWNED: dict[str, tuple[str, type[Model]]] = {
 }
 FOLDERS = {"characters": "character_dir", "backgrounds": "background_dir",
            "lorebooks": "lorebook_dir", "personas": "persona_dir"}
-_kept_lock = threading.Lock()
+# Re-entrant: a create may run inside (library/personas/services.py persona_first_named).
+_kept_lock = threading.RLock()
 
 
 def library_room_check(*, kind: str, user, adding: int = 1) -> None:

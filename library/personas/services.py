@@ -13,7 +13,7 @@ from library.fields import MAX_NAME_CHARS, clean_text, lorebook_ids_checked
 from library.index_rows import persona_index
 from library.models import Persona
 from library.personas.positions import persona_placement_fields
-from library.quotas import library_room_kept
+from library.quotas import account_creates_one_at_a_time, library_room_kept
 from personalab.lib.filestore.jsonfile import utc_now
 from personalab.lib.filestore.store import FileStore
 from personalab.lib.ids import validate_id
@@ -93,9 +93,10 @@ def persona_first_named(store: FileStore, *, owner, name: Any) -> str | None:
     that has a persona already, makes none."""
     if not isinstance(name, str) or not name.strip():
         return None
-    if Persona.objects.filter(owner=owner).exists():
-        return None
-    return persona_create(store, owner=owner, data={"name": name.strip(), "description": ""})
+    with account_creates_one_at_a_time(owner):  # two tabs' start forms at once make one
+        if Persona.objects.filter(owner=owner).exists():
+            return None
+        return persona_create(store, owner=owner, data={"name": name.strip(), "description": ""})
 
 
 def persona_first_undone(store: FileStore, *, owner, persona_id: str | None) -> None:

@@ -4,12 +4,17 @@ and the name asked when they start a chat, which becomes their first persona and
 
 from __future__ import annotations
 
+import threading
+
+import pytest
+from django.db import connection
 from django.test import Client
 from django.utils.html import escape
 
 from chat.models import Instance
 from library.character_services import character_save
 from library.models import Persona
+from library.personas import services
 from library.selectors import persona_effective
 
 
@@ -98,3 +103,32 @@ def test_the_start_form_with_a_name_needs_its_csrf_token(store, alice):
     refused = forged.post("/instances/new", {"character_id": card, "player_name": "Pwned"})
     assert refused.status_code == 403
     assert not Persona.objects.filter(owner=alice).exists()
+
+
+@pytest.mark.django_db(transaction=True)
+def test_two_start_forms_at_once_make_one_persona(store, alice, monkeypatch):
+    """Seventh red-team pass: two tabs' start forms sent at once each found no persona and each
+    made one (two personas, either the default). The look and the create are one step now."""
+    made = []
+    claim = services.persona_id_claim
+
+    def claim_while_the_other_tab_sends(store, **kwargs):
+        if not made:
+            made.append("other")
+            other = threading.Thread(target=_named_in_thread, args=(store, alice, "Bea"))
+            other.start()
+            other.join(0.5)  # it makes its persona now, unless it waits for this one
+            made.append(other)
+        return claim(store, **kwargs)
+
+    monkeypatch.setattr(services, "persona_id_claim", claim_while_the_other_tab_sends)
+    services.persona_first_named(store, owner=alice, name="Ann")
+    made[1].join(5)
+    assert list(Persona.objects.filter(owner=alice).values_list("name", flat=True)) == ["Ann"]
+
+
+def _named_in_thread(store, owner, name: str) -> None:
+    try:
+        services.persona_first_named(store, owner=owner, name=name)
+    finally:
+        connection.close()
