@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 
+import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
 from django.utils.html import escape
 
@@ -68,3 +69,11 @@ def test_markup_in_an_imported_display_text_is_text_on_the_chat_page(store, alic
     page = response.content.decode()
     assert response.status_code == 200 and escape(hostile) in page
     assert "<img src=x" not in page and "<div data-hx-post" not in page
+
+
+@pytest.mark.parametrize("odd", [None, 7, ["a"], {"a": 1}, "   ", True])
+def test_an_odd_display_text_shows_the_message(odd):
+    """Seventh red-team pass: a display text that is not text, or is blank, shows the message
+    (no error, nothing of the odd value)."""
+    [reply] = _lines({**REPLY, "extra": {"display_text": odd}, "swipes": [], "swipe_info": []})
+    assert LineDisplay({}).text(reply) == "B: the river is cold."
