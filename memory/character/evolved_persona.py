@@ -91,13 +91,8 @@ async def memory_update_persona(store: FileStore, *, instance_id: str, llm: Any,
     """Grow one member's evolved persona from the recent turns it witnessed: the newest of them
     that fit `prompt_tokens` (what one request may hold) with the personas, as the chat's
     prompt shows them (`shown`: its regex scripts)."""
-    state, character_id = persona_member(store, instance_id=instance_id,
-                                         character_id=character_id)
-    character = member_state_read(store, instance_id, state, character_id)
-    turns = recent_turn_lines(store, instance_id=instance_id,
-                              session_id=state["current_session_id"], last_n_turns=last_n_turns,
-                              presence=presence_of(member_changes_read(store, instance_id),
-                                                   character_id))
+    state, character_id, character, turns = await asyncio.to_thread(
+        _persona_update_read, store, instance_id, character_id, last_n_turns)
     if not turns:
         raise MemoryActionError(gettext("There is no conversation yet: memory cannot be "
                                         "updated."))
@@ -132,9 +127,24 @@ async def memory_update_persona(store: FileStore, *, instance_id: str, llm: Any,
             "The model wrote an evolved persona of %(n)s characters, more than the %(max)s that "
             "fit in every turn; nothing was changed.") % {"n": len(text),
                                                           "max": EVOLVED_PERSONA_MAX_CHARS})
-    version = _persona_record(store, instance_id, state, character_id, text,
-                              source="update_memory")
+    version = await asyncio.to_thread(_persona_record, store, instance_id, state, character_id,
+                                      text, source="update_memory")
     return {"evolved_persona": text, "version": version, "character_id": character_id}
+
+
+def _persona_update_read(store: FileStore, instance_id: str, character_id: str | None,
+                         last_n_turns: int) -> tuple[dict[str, Any], str, dict[str, Any],
+                                                     list[dict[str, Any]]]:
+    """What update memory reads before it asks: on a thread, for the session is read whole
+    (40,000 messages held the event loop, and every account's requests, 0.6 s)."""
+    state, character_id = persona_member(store, instance_id=instance_id,
+                                         character_id=character_id)
+    character = member_state_read(store, instance_id, state, character_id)
+    turns = recent_turn_lines(store, instance_id=instance_id,
+                              session_id=state["current_session_id"], last_n_turns=last_n_turns,
+                              presence=presence_of(member_changes_read(store, instance_id),
+                                                   character_id))
+    return state, character_id, character, turns
 
 
 def _persona_record(store: FileStore, instance_id: str, state: dict[str, Any],

@@ -58,6 +58,7 @@ from memory.summaries.transcript_parts import (
 )
 from personalab.lib.filestore.defaults import DEFAULT_CONFIG
 from personalab.lib.filestore.jsonfile import utc_now
+from personalab.lib.filestore.session_read import SessionRead
 from personalab.lib.filestore.store import FileStore
 from personalab.lib.jsontext import json_loads
 
@@ -230,12 +231,9 @@ async def memory_summarize(store: FileStore, *, instance_id: str, llm: Any, inde
     `shown`: how the chat's prompt shows its lines (its regex scripts), which the model is
     asked about (the new session keeps them as stored)."""
     say = progress or (lambda text, values=None: None)
-    summarize_recover(store, instance_id=instance_id)
-    say(gettext_noop("Reading the current session"))
-    state = store.instance_state_read(instance_id)
+    state, session, messages = await asyncio.to_thread(_session_to_summarize, store,
+                                                       instance_id, say)
     old_id = state["current_session_id"]
-    session = store.session_read(instance_id, old_id)
-    messages = session_messages(session)
     if not messages:
         raise MemoryActionError(gettext("The current session has no conversation yet: nothing "
                                         "to summarize."))
@@ -247,21 +245,10 @@ async def memory_summarize(store: FileStore, *, instance_id: str, llm: Any, inde
                                        prompt_tokens=prompt_tokens, say=say,
                                        instance_id=instance_id, session_id=old_id)
 
-    owner = _event_owner(instance_id, state, messages)
-    summary_records, plot_records = _event_records(owner, old_id, events)
-    new_id = store.session_next_id(instance_id)
-    summarize_journal_write(store, instance_id=instance_id, old_session_id=old_id,
-                            new_session_id=new_id,
-                            records={"summaries": summary_records, "plots": plot_records})
-    _session_continue(store, instance_id=instance_id, old_id=old_id, new_id=new_id,
-                      summaries=earlier + [event["summary"] for event in events],
-                      messages=messages, say=say, prompt_tokens=prompt_tokens)
-    say(gettext_noop("Switching to the new session"))
-    state["current_session_id"] = new_id
-    store.instance_state_write(instance_id, state)
-    say(gettext_noop("Writing the memory ledger"))
-    summarize_journal_commit(store, instance_id=instance_id)
-    parts_kept_remove(store, instance_id=instance_id)
+    owner, summary_records, plot_records, new_id = await asyncio.to_thread(
+        _summarized_write, store, instance_id=instance_id, state=state, events=events,
+        summaries=earlier + [event["summary"] for event in events], messages=messages,
+        say=say, prompt_tokens=prompt_tokens)
     warnings: list[dict[str, Any]] = []
     # Recall off embeds nothing, as with turns: the ledger holds the events, and the sync that
     # follows recall turned back on indexes them (memory/vectors/sync.py, the ledgers' watermark).
@@ -273,6 +260,43 @@ async def memory_summarize(store: FileStore, *, instance_id: str, llm: Any, inde
             "summary_ids": [r["id"] for r in summary_records],
             "plot_ids": [r["id"] for r in plot_records], "parts_reused": reused,
             "warnings": warnings}
+
+
+def _session_to_summarize(store: FileStore, instance_id: str, say: Callable[..., None]
+                          ) -> tuple[dict[str, Any], SessionRead, list[dict[str, Any]]]:
+    """The chat's state, its current session and that session's messages: read on a thread,
+    as `_summarized_write` writes, for the session is read whole (a long chat's held the event
+    loop, and every account's requests, for as long)."""
+    summarize_recover(store, instance_id=instance_id)
+    say(gettext_noop("Reading the current session"))
+    state = store.instance_state_read(instance_id)
+    session = store.session_read(instance_id, state["current_session_id"])
+    return state, session, session_messages(session)
+
+
+def _summarized_write(store: FileStore, *, instance_id: str, state: dict[str, Any],
+                      events: list[dict[str, Any]], summaries: list[str],
+                      messages: list[dict[str, Any]], say: Callable[..., None],
+                      prompt_tokens: int | None) -> tuple[dict[str, Any], list, list, str]:
+    """The events' records journaled, the new session made and switched to, the journal
+    committed: (the events' owner, summary records, plot records, the new session's id)."""
+    old_id = state["current_session_id"]
+    owner = _event_owner(instance_id, state, messages)
+    summary_records, plot_records = _event_records(owner, old_id, events)
+    new_id = store.session_next_id(instance_id)
+    summarize_journal_write(store, instance_id=instance_id, old_session_id=old_id,
+                            new_session_id=new_id,
+                            records={"summaries": summary_records, "plots": plot_records})
+    _session_continue(store, instance_id=instance_id, old_id=old_id, new_id=new_id,
+                      summaries=summaries, messages=messages, say=say,
+                      prompt_tokens=prompt_tokens)
+    say(gettext_noop("Switching to the new session"))
+    state["current_session_id"] = new_id
+    store.instance_state_write(instance_id, state)
+    say(gettext_noop("Writing the memory ledger"))
+    summarize_journal_commit(store, instance_id=instance_id)
+    parts_kept_remove(store, instance_id=instance_id)
+    return owner, summary_records, plot_records, new_id
 
 
 def _session_continue(store: FileStore, *, instance_id: str, old_id: str, new_id: str,

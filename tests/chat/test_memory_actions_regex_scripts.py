@@ -12,6 +12,7 @@ import pytest
 
 from chat.play.turn import turn_run
 from chat.services.memory_actions import memory_action
+from personalab.lib.filestore.store import FileStore
 from tests.chat.hidden_state_card import REPLY, hidden_state_chat
 from tests.stub_llm import Reply
 
@@ -118,3 +119,33 @@ def test_the_scripts_run_on_the_lines_of_a_memory_action_off_the_event_loop(
     use_stub.script(Reply(EVENTS))
     asyncio.run(memory_action(instance_id, "summarize"))
     assert len(on_loop) == 3 and not any(on_loop), on_loop
+
+
+def test_a_memory_action_reads_and_writes_the_session_off_the_event_loop(
+        store, alice, use_stub, monkeypatch):
+    """Seventh red-team pass: update memory and summarize read the whole session (and
+    summarize wrote the next) in their coroutines: bob's update memory on his 40,000-message
+    chat held every account's requests of the process 0.6 s, as often as he asked."""
+    use_stub.script(Reply(REPLY), Reply(REPLY))
+    instance_id = _chat(store, alice)
+    on_loop: list[str] = []
+
+    def watched(name):
+        real = getattr(FileStore, name)
+
+        def method(self, *args, **kwargs):
+            try:
+                asyncio.get_running_loop()
+                on_loop.append(name)
+            except RuntimeError:
+                pass
+            return real(self, *args, **kwargs)
+        return method
+
+    for name in ("session_read", "session_create"):
+        monkeypatch.setattr(FileStore, name, watched(name))
+    use_stub.script(Reply("Mira trusts the guest."))
+    asyncio.run(memory_action(instance_id, "update_memory"))
+    use_stub.script(Reply(EVENTS))
+    asyncio.run(memory_action(instance_id, "summarize"))
+    assert on_loop == []
