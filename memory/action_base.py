@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable
-from typing import Any
+from typing import Any, TypeVar
 
 from django.utils.translation import gettext
 
@@ -65,6 +65,7 @@ def int_setting(value: Any, default: int) -> int:
 
 # How the chat's prompt shows session lines to the model: the chat layer's regex scripts run on
 # them (chat/play/regex_scripts.py `lines_for_model`); None keeps them as stored.
+T = TypeVar("T")
 LinesShown = Callable[[list[dict[str, Any]]], list[dict[str, Any]]]
 
 
@@ -80,6 +81,22 @@ async def lines_shown_off_loop(lines: list[dict[str, Any]],
     if shown is None or not lines:
         return lines
     return await asyncio.to_thread(shown, lines)
+
+
+async def thread_writes_whole(write: Callable[..., T], *args: Any, **kwargs: Any) -> T:
+    """`write(*args, **kwargs)` on a thread, run to its end even when the awaiting request is
+    cancelled meanwhile (its client gone; the cancellation is raised after): the caller
+    releases the instance lock only once a memory action's writes are done."""
+    task = asyncio.ensure_future(asyncio.to_thread(write, *args, **kwargs))
+    cancelled = False
+    while not task.done():
+        try:
+            await asyncio.shield(task)
+        except asyncio.CancelledError:
+            cancelled = True
+    if cancelled:
+        raise asyncio.CancelledError
+    return task.result()
 
 
 def session_messages(session: SessionRead) -> list[dict[str, Any]]:

@@ -22,6 +22,7 @@ from memory.action_base import (
     scene_of,
     session_messages,
     speaker_of,
+    thread_writes_whole,
     turn_groups,
 )
 from memory.errors import MemoryActionError
@@ -127,8 +128,8 @@ async def memory_update_persona(store: FileStore, *, instance_id: str, llm: Any,
             "The model wrote an evolved persona of %(n)s characters, more than the %(max)s that "
             "fit in every turn; nothing was changed.") % {"n": len(text),
                                                           "max": EVOLVED_PERSONA_MAX_CHARS})
-    version = await asyncio.to_thread(_persona_record, store, instance_id, state, character_id,
-                                      text, source="update_memory")
+    version = await thread_writes_whole(_persona_record, store, instance_id, state,
+                                        character_id, text, source="update_memory")
     return {"evolved_persona": text, "version": version, "character_id": character_id}
 
 
@@ -136,7 +137,7 @@ def _persona_update_read(store: FileStore, instance_id: str, character_id: str |
                          last_n_turns: int) -> tuple[dict[str, Any], str, dict[str, Any],
                                                      list[dict[str, Any]]]:
     """What update memory reads before it asks: on a thread, for the session is read whole
-    (40,000 messages held the event loop, and every account's requests, 0.6 s)."""
+    (40,000 messages held the event loop, and every account's requests, 0.6-1.3 s)."""
     state, character_id = persona_member(store, instance_id=instance_id,
                                          character_id=character_id)
     character = member_state_read(store, instance_id, state, character_id)

@@ -35,6 +35,7 @@ from memory.action_base import (
     player_of,
     session_messages,
     speaker_of,
+    thread_writes_whole,
     turn_groups,
 )
 from memory.errors import MemoryActionError
@@ -231,8 +232,8 @@ async def memory_summarize(store: FileStore, *, instance_id: str, llm: Any, inde
     `shown`: how the chat's prompt shows its lines (its regex scripts), which the model is
     asked about (the new session keeps them as stored)."""
     say = progress or (lambda text, values=None: None)
-    state, session, messages = await asyncio.to_thread(_session_to_summarize, store,
-                                                       instance_id, say)
+    state, session, messages = await thread_writes_whole(_session_to_summarize, store,
+                                                         instance_id, say)
     old_id = state["current_session_id"]
     if not messages:
         raise MemoryActionError(gettext("The current session has no conversation yet: nothing "
@@ -245,7 +246,7 @@ async def memory_summarize(store: FileStore, *, instance_id: str, llm: Any, inde
                                        prompt_tokens=prompt_tokens, say=say,
                                        instance_id=instance_id, session_id=old_id)
 
-    owner, summary_records, plot_records, new_id = await asyncio.to_thread(
+    owner, summary_records, plot_records, new_id = await thread_writes_whole(
         _summarized_write, store, instance_id=instance_id, state=state, events=events,
         summaries=earlier + [event["summary"] for event in events], messages=messages,
         say=say, prompt_tokens=prompt_tokens)

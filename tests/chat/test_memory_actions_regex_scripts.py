@@ -7,11 +7,14 @@ from __future__ import annotations
 
 import asyncio
 import json
+import threading
+import time
 
 import pytest
 
 from chat.play.turn import turn_run
 from chat.services.memory_actions import memory_action
+from memory.summaries import summarize
 from personalab.lib.filestore.store import FileStore
 from tests.chat.hidden_state_card import REPLY, hidden_state_chat
 from tests.stub_llm import Reply
@@ -149,3 +152,34 @@ def test_a_memory_action_reads_and_writes_the_session_off_the_event_loop(
     use_stub.script(Reply(EVENTS))
     asyncio.run(memory_action(instance_id, "summarize"))
     assert on_loop == []
+
+
+def test_a_summarize_cancelled_while_it_writes_ends_its_writes_before_the_chat_is_unlocked(
+        store, alice, use_stub, monkeypatch):
+    """The writes on a thread: a request cancelled meanwhile (its client gone) must not let the
+    instance lock go while the next session and the journal are still being written."""
+    use_stub.script(Reply(REPLY), Reply(REPLY))
+    instance_id = _chat(store, alice)
+    writing, finished = threading.Event(), []
+    real = summarize._summarized_write
+
+    def slow_write(*args, **kwargs):
+        writing.set()
+        time.sleep(0.3)
+        result = real(*args, **kwargs)
+        finished.append(True)
+        return result
+
+    monkeypatch.setattr(summarize, "_summarized_write", slow_write)
+    use_stub.script(Reply(EVENTS))
+
+    async def cancelled_meanwhile():
+        task = asyncio.ensure_future(memory_action(instance_id, "summarize"))
+        await asyncio.to_thread(writing.wait, 10)
+        task.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await task
+        return list(finished)
+
+    assert asyncio.run(cancelled_meanwhile()) == [True]
+    assert store.instance_state_read(instance_id)["current_session_id"] != "sess_001"
