@@ -240,6 +240,7 @@ SENTENCES = (
     gettext_noop("format must be st or card"),
     gettext_noop("the lorebook was saved elsewhere since this editor opened it"),
     gettext_noop("name is longer than %(count)s characters"),
+    gettext_noop("Your name in the story is longer than %(count)s characters"),
     gettext_noop("not a SillyTavern world-info file, a card character_book or an Agnai, RisuAI "
                  "or NovelAI lorebook (no \"entries\" object or list)"),
     gettext_noop("description_depth must be a whole number from 0 to %(count)s"),

@@ -93,6 +93,9 @@ def persona_first_named(store: FileStore, *, owner, name: Any) -> str | None:
     that has a persona already, makes none."""
     if not isinstance(name, str) or not name.strip():
         return None
+    if len(name.strip()) > MAX_NAME_CHARS:  # said as the start form names the field
+        raise LibraryError(f"Your name in the story is longer than {MAX_NAME_CHARS} characters",
+                           {"player_name": f"at most {MAX_NAME_CHARS} characters"})
     with account_creates_one_at_a_time(owner):  # two tabs' start forms at once make one
         if Persona.objects.filter(owner=owner).exists():
             return None

@@ -71,6 +71,13 @@ def test_a_name_too_long_is_refused_and_starts_no_chat(alice_client, store, alic
     assert not Persona.objects.filter(owner=alice).exists()
     assert escape("Start a chat") in refused.content.decode()
     assert not Instance.objects.filter(owner=alice).exists()
+    # which name is too long, said as the field says it (seventh red-team pass: "name is
+    # longer than 200 characters" beside a character picker named none)
+    assert "Your name in the story is longer than 200 characters" in refused.content.decode()
+    chinese = alice_client.post("/instances/new", {"character_id": card,
+                                                   "player_name": "K" * 201},
+                                follow=True, HTTP_ACCEPT_LANGUAGE="zh-CN")
+    assert "你在故事中的名字超过了 200 个字符" in chinese.content.decode()
 
 
 def test_markup_in_the_name_asked_is_text_wherever_it_is_shown(alice_client, store, alice,
