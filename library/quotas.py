@@ -34,8 +34,11 @@ OWNED: dict[str, tuple[str, type[Model]]] = {
 }
 FOLDERS = {"characters": "character_dir", "backgrounds": "background_dir",
            "lorebooks": "lorebook_dir", "personas": "persona_dir"}
-# Re-entrant: a create may run inside (library/personas/services.py persona_first_named).
-_kept_lock = threading.RLock()
+# One per account, re-entrant: a create may run inside (library/personas/services.py
+# persona_first_named). One for every account made each request's thread wait for every
+# other account's creates.
+_kept_locks: dict[object, threading.RLock] = {}
+_kept_locks_guard = threading.Lock()
 
 
 def library_room_check(*, kind: str, user, adding: int = 1) -> None:
@@ -73,8 +76,13 @@ def account_creates_one_at_a_time(user) -> Iterator[None]:
     and undo one after another: in this process by a lock, and across workers by a lock on the
     account's row (PostgreSQL's SELECT … FOR UPDATE, held until the undo is committed; SQLite
     serves from one process)."""
-    with _kept_lock, transaction.atomic():
+    with _account_lock(getattr(user, "pk", user)), transaction.atomic():
         if connection.features.has_select_for_update:
             list(get_user_model().objects.select_for_update().filter(pk=getattr(user, "pk", user))
                  .values_list("pk", flat=True))
         yield
+
+
+def _account_lock(key: object) -> threading.RLock:
+    with _kept_locks_guard:
+        return _kept_locks.setdefault(key, threading.RLock())

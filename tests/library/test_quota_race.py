@@ -6,6 +6,7 @@ of 2026-12-03)."""
 
 from __future__ import annotations
 
+import contextlib
 import threading
 import time
 
@@ -16,6 +17,7 @@ from django.db.models import QuerySet
 from chat.models import Instance
 from chat.services.instances import instance_create
 from chat.services.quotas import instance_room_kept
+from library import quotas
 from library.character_services import character_save
 from library.models import Persona
 from library.quotas import library_room_kept
@@ -98,3 +100,34 @@ def test_a_chat_refused_at_its_second_look_leaves_no_variable_its_greeting_set(
     assert account_variables_read(store, username="alice") == {}
     assert list(Instance.objects.filter(owner=alice).values_list("pk", flat=True)) == [
         "other_start"]
+
+
+def test_one_accounts_create_in_its_counting_step_holds_no_other_accounts(alice, bob,
+                                                                          monkeypatch):
+    """Seventh red-team pass: the process's lock around the counting step was one for every
+    account, so bob's creates at once (each request its own thread) queued alice's. The
+    database's lock is stood in for here: SQLite's serializes every writer anyway, PostgreSQL's
+    is on the account's row."""
+    monkeypatch.setattr(quotas.transaction, "atomic", contextlib.nullcontext)
+    inside, leave = threading.Event(), threading.Event()
+
+    def bobs_slow_step() -> None:
+        with quotas.account_creates_one_at_a_time(bob):
+            inside.set()
+            leave.wait(5)
+
+    holder = threading.Thread(target=bobs_slow_step)
+    holder.start()
+    assert inside.wait(5)
+    entered = threading.Event()
+
+    def alices_step() -> None:
+        with quotas.account_creates_one_at_a_time(alice):
+            entered.set()
+
+    threading.Thread(target=alices_step).start()
+    try:
+        assert entered.wait(1)
+    finally:
+        leave.set()
+        holder.join(5)
