@@ -16,5 +16,6 @@ class ChatConfig(AppConfig):
         # after this module.
         from chat import accounts, library_use
 
-        chat_use_register(library_use.chats_playing, titles=library_use.chats_titled)
+        chat_use_register(library_use.chats_playing, titles=library_use.chats_titled,
+                          played=library_use.characters_played)
         accounts.account_guard_connect()

@@ -24,6 +24,21 @@ def chats_playing(*, kind: str, item_id: str, as_member: bool) -> list[ChatRow]:
             for instance_id, owner_id, username, staff in values.distinct()]
 
 
+def characters_played(*, user_id: int, limit: int) -> list[str]:
+    """The characters (and group members) of the account's `limit` newest chats, newest
+    chat first (library/character_picker.py offers them before other shared ones)."""
+    recent = list(Instance.objects.filter(owner_id=user_id).order_by("-created_at", "instance_id")
+                  .values_list("instance_id", "character_id")[:limit])
+    members: dict[str, list[str]] = {}
+    for instance_id, participant_id in ConversationParticipant.objects.filter(
+            instance_id__in=[instance_id for instance_id, _ in recent]).exclude(
+            participant_id__startswith="player:").values_list("instance_id", "participant_id"):
+        members.setdefault(instance_id, []).append(participant_id)
+    played = (character_id for instance_id, first in recent
+              for character_id in [first, *members.get(instance_id, [])] if character_id)
+    return list(dict.fromkeys(played))
+
+
 def chats_titled(instance_ids: list[str]) -> dict[str, str]:
     """A chat as its player knows it: the name they gave it and its characters, or its
     characters and the day it started (a delete refused for these chats names them so)."""

@@ -23,14 +23,27 @@ class ChatTitles(Protocol):
     def __call__(self, instance_ids: list[str]) -> dict[str, str]: ...
 
 
+class CharactersPlayed(Protocol):
+    def __call__(self, *, user_id: int, limit: int) -> list[str]: ...
+
+
 _reader: ChatUse | None = None
 _titler: ChatTitles | None = None
+_played: CharactersPlayed | None = None
 
 
-def chat_use_register(reader: ChatUse, titles: ChatTitles | None = None) -> None:
-    global _reader, _titler
+def chat_use_register(reader: ChatUse, titles: ChatTitles | None = None,
+                      played: CharactersPlayed | None = None) -> None:
+    global _reader, _titler, _played
     _reader = reader
     _titler = titles
+    _played = played
+
+
+def characters_played(*, user_id: int, limit: int) -> list[str]:
+    """The characters of the account's most recently started chats (at most `limit` chats),
+    the newest chat's first; none when chat has not registered its read."""
+    return _played(user_id=user_id, limit=limit) if _played is not None else []
 
 
 def chat_titles(instance_ids: list[str]) -> dict[str, str]:

@@ -15,7 +15,6 @@ from django.contrib.auth import get_user_model
 from django.db import connection
 from django.db.models import Q, QuerySet
 
-from library.character_labels import character_labels
 from library.errors import ItemWithheld, LibraryForbidden, LibraryNotFound
 from library.models import Background, Character, Lorebook, Persona
 from library.personas.positions import persona_placement
@@ -217,17 +216,6 @@ def _visible(rows: QuerySet, user) -> QuerySet:
 
 def characters_visible_to(*, user) -> QuerySet[Character]:
     return _visible(Character.objects.select_related("owner"), user)
-
-
-def character_choices(*, user) -> list[Character]:
-    """The characters a picker offers, by name, each with a `label`: the name, and what tells
-    it apart when another character this account sees has the same name
-    (library/character_labels.py)."""
-    rows = list(characters_visible_to(user=user).order_by("name", "character_id"))
-    labels = character_labels(((row.character_id, row.name) for row in rows), user=user)
-    for row in rows:
-        row.label = labels[row.character_id]
-    return rows
 
 
 def backgrounds_visible_to(*, user) -> QuerySet[Background]:

@@ -32,6 +32,7 @@ from chat.api.reading import router as reading_router
 from chat.api.variables import router as variables_router
 from chat.models import ApiToken
 from director.routers import router as config_router
+from library.api.choices import router as character_choices_router
 from library.api.items import backgrounds_router, characters_router
 from library.api.items import router as library_router
 from library.api.lorebooks import router as lorebooks_router
@@ -236,6 +237,7 @@ api.add_router("/", chat_router)
 api.add_router("/", history_router)
 api.add_router("/", conversations_router)
 api.add_router("/", library_router)
+api.add_router("/", character_choices_router)  # before /characters/{character_id}
 api.add_router("/", characters_router)
 api.add_router("/", backgrounds_router)
 api.add_router("/", lorebooks_router)

@@ -4,8 +4,39 @@
 // start with the letters typed come first. The current
 // (or proposed) choice comes first. Short lists stay as they are. Options leave the select
 // instead of being hidden, since a phone's own picker shows hidden options.
+// A picker with `data-find-url` lists only part of what the account may see (other accounts'
+// shared characters are found by typing): what is typed is also asked of that REST route, and
+// the characters it finds join the picker. Its no-script search form then hides.
 (function () {
   const LONG = 8;
+  const ASK_FROM = 2;  // letters typed before the server is asked
+  const ASK_MAX = 100;  // the route refuses more
+  const ASK_AFTER_MS = 250;
+
+  // Calls `add(characters)` then `done()` with what the route finds for the latest text typed.
+  function asker(url, add, done) {
+    let timer = 0;
+    let latest = "";
+    return (text) => {
+      clearTimeout(timer);
+      const wanted = text.trim().slice(0, ASK_MAX);
+      latest = wanted;
+      if (wanted.length < ASK_FROM) return;
+      timer = setTimeout(async () => {
+        let answer;
+        try {
+          const response = await fetch(`${url}?q=${encodeURIComponent(wanted)}`,
+            {credentials: "same-origin", headers: {Accept: "application/json"}});
+          if (!response.ok) return;
+          answer = await response.json();
+        } catch (error) {
+          return;  // offline: the picker keeps what it lists
+        }
+        add(Array.isArray(answer.characters) ? answer.characters : []);
+        if (latest === wanted) done();
+      }, ASK_AFTER_MS);
+    };
+  }
   const words = (text) => text.toLowerCase().split(/\s+/).filter(Boolean);
   const holds = (text, wanted) => wanted.every((word) => text.includes(word));
   const findText = (node) => `${node.textContent} ${node.dataset.find || ""}`.toLowerCase();
@@ -54,12 +85,13 @@
       select.insertBefore(chosen, firstReal);
     }
     const all = [...select.options];
-    if (all.filter((option) => option.value).length < LONG) return;
+    const url = select.dataset.findUrl;
+    if (!url && all.filter((option) => option.value).length < LONG) return;
     const { input, none } = box(select.dataset.pick, select);
     if (select.id) input.setAttribute("aria-controls", select.id);
     const place = anchor(select);
     place.before(input, none);
-    input.addEventListener("input", () => {
+    const filter = () => {
       const wanted = words(input.value);
       const keep = ranked(all.filter((option) => !option.value
         || holds(findText(option), wanted)), wanted);
@@ -73,18 +105,31 @@
         select.value = picked;
       }
       none.hidden = matches.length > 0;
-    });
+    };
+    const ask = url ? asker(url, (found) => {
+      const known = new Set(all.map((option) => option.value));
+      for (const character of found) {
+        if (known.has(character.character_id)) continue;
+        const option = new Option(character.label, character.character_id);
+        option.dataset.find = character.tags || "";
+        all.push(option);
+      }
+    }, filter) : () => {};
+    input.addEventListener("input", () => { filter(); ask(input.value); });
   }
 
   function listEnhance(list) {
     const items = [...list.querySelectorAll("label")];
     const ticked = items.filter((item) => item.querySelector("input:checked"));
     if (ticked.length && items[0]) items[0].before(...ticked);
-    if (items.length < LONG) return;
+    const url = list.dataset.findUrl;
+    if (!url && items.length < LONG) return;
     list.classList.add("pick-list-long");
     const { input, none } = box(list.dataset.pickList, list);
     list.before(input, none);
-    input.addEventListener("input", () => {
+    const name = (items[0] && items[0].querySelector("input")) ? items[0].querySelector("input").name
+      : "character_ids";
+    const filter = () => {
       const wanted = words(input.value);
       let found = 0;
       for (const item of items) {
@@ -93,7 +138,24 @@
         if (match) found += 1;
       }
       none.hidden = found > 0;
-    });
+    };
+    const ask = url ? asker(url, (characters) => {
+      const known = new Set(items.map((item) => item.querySelector("input").value));
+      for (const character of characters) {
+        if (known.has(character.character_id)) continue;
+        const item = document.createElement("label");
+        item.className = "check";
+        item.dataset.find = character.tags || "";
+        const tick = document.createElement("input");
+        tick.type = "checkbox";
+        tick.name = name;
+        tick.value = character.character_id;
+        item.append(tick, ` ${character.label}`);
+        list.append(item);
+        items.push(item);
+      }
+    }, filter) : () => {};
+    input.addEventListener("input", () => { filter(); ask(input.value); });
   }
 
   function enhance(root) {
@@ -108,6 +170,9 @@
   }
 
   enhance(document);
+  if (document.querySelector("[data-find-url][data-picked]")) {
+    for (const form of document.querySelectorAll("form[data-character-find]")) form.hidden = true;
+  }
   // The chat drawer's members card comes back from htmx after every change.
   document.addEventListener("htmx:load", (event) => enhance(event.detail.elt));
 })();

@@ -16,7 +16,7 @@ from chat.import_export.import_check import (
     speakers_matched,
 )
 from chat.import_export.import_new import CHAT_IMPORT_MAX_BYTES, chat_import_new
-from library.selectors import character_choices
+from library.character_picker import character_choices
 from personalab.lib.errors import Invalid, TooLarge
 from personalab.lib.ids import validate_id
 from personalab.storage import get_store
@@ -56,7 +56,7 @@ def instance_import_check(request: HttpRequest, file: File[UploadedFile],
         character_names=characters_named(store, user=request.auth, character_ids=ids),
         data=file.read())
     report = imported.report()
-    characters = character_choices(user=request.auth)
+    characters = character_choices(user=request.auth, also=ids)
     names = {c.character_id: c.name for c in characters}
     choices = name_choices(characters, user=request.auth)
     proposed = [{"speaker": row["speaker"], "character_id": row["character_id"] or None,

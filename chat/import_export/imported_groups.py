@@ -17,8 +17,9 @@ from typing import Any
 from django.utils.translation import gettext as _
 
 from chat.groups.cards import card_join_changes
+from library.character_picker import characters_labelled
 from library.models import Character
-from library.selectors import character_choices, character_for_use, characters_visible_to
+from library.selectors import character_for_use, characters_visible_to
 from personalab.lib.errors import AppError
 from personalab.lib.filestore.store import FileStore
 from personalab.lib.ids import is_valid_id
@@ -136,10 +137,11 @@ def _labels_of(ids: list[str], *, user) -> dict[str, str]:
     is when it is another account's, and what tells it apart from a same-named one."""
     if not ids:
         return {}
-    labels = {row.character_id: row.label for row in character_choices(user=user)}
-    rows = Character.objects.filter(character_id__in=ids).select_related("owner")
+    rows = list(Character.objects.filter(character_id__in=ids).select_related("owner"))
+    characters_labelled(rows, user=user)
+    labels: dict[str, str] = {}
     for row in rows:
-        label = labels.get(row.character_id, row.name)
+        label = row.label
         whose = _("by %(owner)s") % {"owner": row.owner.get_username()} if (
             row.owner is not None and row.owner_id != user.pk) else ""
         labels[row.character_id] = (f"{label} · {whose}" if whose and whose not in label

@@ -53,13 +53,13 @@ from chat.services.sessions import session_read_repaired
 from chat.services.traces import trace_prompt_limit, trace_rebuild
 from chat.templatetags.sessions import session_label
 from director.services import director_status
+from library.character_picker import character_choices_found
 from library.fields import MAX_NAME_CHARS
 from library.lore.global_books import global_lorebook_ids
 from library.personas.services import persona_first_named, persona_first_undone
 from library.selectors import (
     ChatCharacters,
     backgrounds_visible_to,
-    character_choices,
     lorebooks_visible_to,
     persona_effective,
     persona_owned_any,
@@ -90,10 +90,12 @@ def _instance_or_404(request: HttpRequest, instance_id: str):
 def home(request: HttpRequest) -> HttpResponse:
     overview = selectors.instances_overview(get_store(),
                                             instances_visible_to(request.user))
+    find = request.GET.get("find")
+    characters, find_error = character_choices_found(user=request.user, find=find)
     return render(request, "chat/home.html", {
         "instances": [entry for entry in overview if not entry["archived"]],
         "archived_instances": [entry for entry in overview if entry["archived"]],
-        "characters": character_choices(user=request.user),
+        "characters": characters, "find": find, "find_error": find_error,
         "backgrounds": backgrounds_visible_to(user=request.user),
         "account_generation": generation_defaults_read(get_store(), user=request.user),
         "reply_orders": reply_orders(),

@@ -30,7 +30,7 @@ from chat.import_export.import_check import (
 from chat.import_export.import_new import CHAT_IMPORT_MAX_BYTES, chat_import_new
 from chat.import_export.refusal_words import chat_refusal_words
 from chat.pages.import_report import import_report_key
-from library.selectors import character_choices
+from library.character_picker import character_choices
 from personalab.lib.errors import AppError, Invalid, LimitReached, TooLarge
 from personalab.lib.store_errors import InstanceBusy, StoreError
 from personalab.limit_words import error_words
@@ -60,7 +60,7 @@ def _posted_file(request: HttpRequest) -> tuple[bytes, str, str]:
 
 def _check_page(request: HttpRequest, *, imported, warnings: list[str], token: str,
                 file_name: str, picked: list[str], error: str = "") -> HttpResponse:
-    characters = character_choices(user=request.user)
+    characters = character_choices(user=request.user, also=picked)
     rows = speakers_matched(imported, picked=picked,
                             choices=name_choices(characters, user=request.user))
     return render(request, "library/chat_import_check.html", {

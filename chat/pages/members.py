@@ -27,7 +27,8 @@ from chat.services.members import (
     instance_member_remove,
 )
 from library.character_labels import character_labels
-from library.selectors import ChatCharacters, character_choices
+from library.character_picker import CharacterChoices, character_choices
+from library.selectors import ChatCharacters
 from personalab.lib.errors import AppError
 from personalab.lib.filestore.store import FileStore
 from personalab.lib.store_errors import InstanceBusy
@@ -49,8 +50,15 @@ def members_context(store: FileStore, *, user, state: dict[str, Any],
             "scenario_override": override if isinstance(
                 override := state.get("scenario_override"), str) else "",
             "generation_modes": list(GENERATION_MODE_LABELS.items()),
-            "member_choices": [c for c in character_choices(user=user)
-                               if c.character_id not in taken]}
+            "member_choices": _member_choices(user, taken=taken)}
+
+
+def _member_choices(user, *, taken) -> CharacterChoices:
+    """The characters the add-member picker offers (others found by typing)."""
+    offered = character_choices(user=user)
+    choices = CharacterChoices(c for c in offered if c.character_id not in taken)
+    choices.more = offered.more
+    return choices
 
 
 def reply_orders() -> list[tuple[str, str]]:

@@ -251,3 +251,19 @@ class RestoredOut(Schema):
     kind: str
     id: str
     name: str
+
+
+class CharacterChoiceOut(Schema):
+    character_id: str
+    name: str
+    label: str = Field(description="the name, and when the account sees another character of "
+                       "that name, what tells them apart (whose it is, which one): as the "
+                       "pages' pickers show it")
+    owner: str | None = Field(description="its author's username; null for the site's")
+    tags: str = ""
+
+
+class CharacterChoicesOut(Schema):
+    characters: list[CharacterChoiceOut]
+    more: bool = Field(description="other characters match (or, without `q`, are visible) "
+                       "that this answer leaves out: type more to find them")

@@ -31,6 +31,7 @@ from library.card_formats.extensions import (
 )
 from library.card_formats.extensions import ROLES as NOTE_ROLES
 from library.card_formats.world_link import card_world_unlinked_said
+from library.character_picker import character_choices_found
 from library.character_services import (
     character_avatar_remove,
     character_avatar_save,
@@ -231,7 +232,10 @@ def _story_start_choices(request: HttpRequest, character_id: str | None) -> dict
     """The characters and backgrounds a story with this character can start with."""
     if not character_id:
         return {}
-    return {"start_characters": selectors.character_choices(user=request.user),
+    find = request.GET.get("find")
+    characters, find_error = character_choices_found(user=request.user, find=find,
+                                                     also=[character_id])
+    return {"start_characters": characters, "find": find, "find_error": find_error,
             "backgrounds": selectors.backgrounds_visible_to(user=request.user)}
 
 
