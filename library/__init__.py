@@ -25,4 +25,6 @@ import them from there:
 - the index rows written from the files   index_rows.py
 - copies other accounts' chats keep       item_chats.py
 - reads (who may see what)                selectors.py
+- what a character picker offers, found    character_picker.py (labels: character_labels.py)
+  by typing
 """

@@ -12,8 +12,8 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from django.db.models import Case, Count, F, IntegerField, Max, Q, Value, When, Window
-from django.db.models.functions import Length, Lower, RowNumber, Trim
+from django.db.models import Case, Count, IntegerField, Q, Value, When
+from django.db.models.functions import Lower, Trim
 from django.utils.translation import gettext
 
 from library import character_labels as label_rules
@@ -91,39 +91,52 @@ def characters_labelled(rows: list[Character], *, user) -> None:
     """Sets each row's `label` as a picker of every character `user` sees would, reading only
     the rows' namesakes: every one of a name shared by at most HINTED_SAME_NAMES (their
     files, as before), and for a larger crowd counts alone (whose it is, its number among that
-    owner's namesakes in made order), which the database counts without handing them over."""
+    owner's namesakes in made order), which the database counts in one pass without handing
+    the crowd over."""
     if not rows:
         return
     visible = characters_visible_to(user=user).annotate(key=Lower(Trim("name")))
-    shown = [row.character_id for row in rows]
-    whose_ones = [F("key"), F("owner_id")]
-    counted = (visible.filter(key__in=visible.filter(character_id__in=shown).values("key"))
-               .annotate(named=Window(Count("character_id"), partition_by=[F("key")]),
-                         owned=Window(Count("character_id"), partition_by=whose_ones),
-                         place=Window(RowNumber(), partition_by=whose_ones, order_by=[
-                             Length("character_id").asc(), F("character_id").asc()]),
-                         # A window, so that this filter applies after the counts above.
-                         asked=Window(Max(Case(When(character_id__in=shown, then=Value(1)),
-                                               default=Value(0))),
-                                      partition_by=[F("character_id")]))
-               .filter(asked=1).values_list("character_id", "key", "named", "owned", "place"))
-    counts = {character_id: rest for character_id, *rest in counted}
-    crowded = {character_id for character_id, (_, named, _, _) in counts.items()
-               if named > label_rules.HINTED_SAME_NAMES}
-    few_keys = {counts[i][0] for i in shown if i in counts and i not in crowded}
+    # Each row's name as the database compares it (its case folding may not be Python's).
+    keys = dict(visible.filter(character_id__in=[row.character_id for row in rows])
+                .values_list("character_id", "key"))
+    sizes = dict(visible.filter(key__in=set(keys.values())).values("key")
+                 .annotate(n=Count("character_id")).values_list("key", "n"))
+    crowd = [row for row in rows if sizes.get(keys.get(row.character_id), 0)
+             > label_rules.HINTED_SAME_NAMES]
+    few_keys = {keys[row.character_id] for row in rows
+                if row.character_id in keys and row not in crowd}
     labels = label_rules.character_labels(
         visible.filter(key__in=few_keys).values_list("character_id", "name"),
         user=user) if few_keys else {}
+    for row in rows:
+        row.label = labels.get(row.character_id, row.name.strip())
+    _crowd_labelled(crowd, keys=keys, visible=visible, user=user)
+
+
+def _crowd_labelled(rows: list[Character], *, keys: dict[str, str], visible, user) -> None:
+    """As character_labels names a crowd of namesakes: "Name · whose" when that owner has one
+    of them, else "Name · whose N", N its place among that owner's in made order. Only the ids
+    of the owners' namesakes are read (bob's 5,000: a few ms); none of their files."""
+    if not rows:
+        return
+    wanted = {(keys[row.character_id], row.owner_id) for row in rows}
+    owners = Q(owner__isnull=True) if None in {owner for _, owner in wanted} else Q(pk__in=[])
+    owners |= Q(owner_id__in={owner for _, owner in wanted if owner is not None})
+    made: dict[tuple[str, int | None], list[str]] = {}
+    for key, owner, character_id in (visible.filter(owners, key__in={k for k, _ in wanted})
+                                     .values_list("key", "owner_id", "character_id")):
+        if (key, owner) in wanted:
+            made.setdefault((key, owner), []).append(character_id)
+    places = {group: {character_id: place for place, character_id in enumerate(
+        sorted(ids, key=lambda i: (len(i), i)), start=1)} for group, ids in made.items()}
     words = {"site": gettext("the site's"), "yours": gettext("yours"),
              "by": gettext("by %(owner)s")}
     for row in rows:
-        if row.character_id not in crowded:
-            row.label = labels.get(row.character_id, row.name.strip())
-            continue
-        _, _, owned, place = counts[row.character_id]
+        group = places.get((keys[row.character_id], row.owner_id), {})
         whose = (words["site"] if row.owner is None else words["yours"]
                  if row.owner_id == user.pk else words["by"] % {"owner": row.owner.get_username()})
-        row.label = f"{row.name.strip()} · {whose}" + (f" {place}" if owned > 1 else "")
+        place = f" {group[row.character_id]}" if len(group) > 1 else ""
+        row.label = f"{row.name.strip()} · {whose}{place}"
 
 
 def character_choices_found(*, user, find: str | None,

@@ -61,6 +61,13 @@ from library.background_services import background_save
 for place in json.loads(sys.argv[2]):
     ids[place] = background_save(get_store(), user=admin, data={
         "name": place, "world_setting": f"{place}.", "visibility": "private"})
+# Another account's shared characters, more than a picker lists at once (30): the oldest, a
+# namesake of one of admin's, is found only by typing.
+quill = get_user_model().objects.create_user("quill", password="quill-password-123")
+for name in ["Delphine Marsh", *(f"Umbra Quell {n:02d}" for n in range(36))]:
+    ids[f"quill:{name}"] = character_save(get_store(), user=quill, data={
+        "name": name, "base_persona": f"{name}, quill's.", "greeting": "Hi.",
+        "visibility": "shared"})
 print(json.dumps(ids))
 """
 PLACES = [f"{first} {kind}" for first in ("Sunken", "Grey", "Amber") for kind in
@@ -230,4 +237,28 @@ def test_who_plays_whom_offers_the_proposed_character_first_and_finds_another_by
     screenshot_take(page, "pick_import_check_phone")
     page.get_by_test_id("import-anyway").click()
     assert _chat_opened_members(page, server) == [library["Seraphina"], library["Wystan Greaves"]]
+    assert page.js_errors == []
+
+
+def test_a_shared_namesake_not_listed_is_found_by_typing_and_played_on_a_phone(
+        phone: Page, server: Server, library: dict[str, str]) -> None:
+    page = phone
+    page.goto(f"{server.url}/#start-chat")
+    select = "#start-character"
+    theirs = library["quill:Delphine Marsh"]
+    assert page.locator(f"{select} option[value='{theirs}']").count() == 0
+    # The list already tells admin's own Delphine from quill's, which it does not show.
+    assert "Delphine Marsh · yours" in _options(page, select)
+    assert page.locator("form[data-character-find]").is_hidden()  # the script searches
+    page.locator("[data-testid=pick-filter][aria-controls=start-character]").tap()
+    page.keyboard.type("delphine ma")
+    page.locator(f"{select} option[value='{theirs}']").wait_for(state="attached")
+    assert sorted(_options(page, select)) == ["Delphine Marsh · by quill",
+                                              "Delphine Marsh · yours"]
+    page.locator(select).select_option(theirs)
+    page.locator("#start-chat form[action='/instances/new'] button[type=submit]").tap()
+    page.wait_for_url(re.compile(r"/instances/[^/]+/$"))
+    instance_id = page.url.rstrip("/").rsplit("/", 1)[1]
+    assert server.instance_state(instance_id)["character_id"] == theirs
+    no_sideways_scroll(page)
     assert page.js_errors == []
