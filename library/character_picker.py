@@ -90,9 +90,8 @@ def characters_found(*, user, text: str, limit: int = FOUND_LIMIT) -> CharacterC
 def characters_labelled(rows: list[Character], *, user) -> None:
     """Sets each row's `label` as a picker of every character `user` sees would, reading only
     the rows' namesakes: every one of a name shared by at most HINTED_SAME_NAMES (their
-    files, as before), and for a larger crowd counts alone (whose it is, its number among that
-    owner's namesakes in made order), which the database counts in one pass without handing
-    the crowd over."""
+    files, as before), and in a larger crowd whose it is and its number among that owner's
+    namesakes in made order (their ids alone: _crowd_labelled)."""
     if not rows:
         return
     visible = characters_visible_to(user=user).annotate(key=Lower(Trim("name")))
@@ -103,8 +102,8 @@ def characters_labelled(rows: list[Character], *, user) -> None:
                  .annotate(n=Count("character_id")).values_list("key", "n"))
     crowd = [row for row in rows if sizes.get(keys.get(row.character_id), 0)
              > label_rules.HINTED_SAME_NAMES]
-    few_keys = {keys[row.character_id] for row in rows
-                if row.character_id in keys and row not in crowd}
+    crowded = {row.character_id for row in crowd}
+    few_keys = {key for character_id, key in keys.items() if character_id not in crowded}
     labels = label_rules.character_labels(
         visible.filter(key__in=few_keys).values_list("character_id", "name"),
         user=user) if few_keys else {}
