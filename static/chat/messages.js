@@ -279,7 +279,9 @@ export async function messageReveal(index) {
   }
   const line = find();
   if (!line) return false;
-  line.scrollIntoView({block: "start"});
+  // The list's own scroll only: scrollIntoView also scrolls the page, which is never to move.
+  const box = messagesBox();
+  box.scrollTop += line.getBoundingClientRect().top - box.getBoundingClientRect().top;
   line.focus({preventScroll: true});
   return true;
 }

@@ -223,6 +223,10 @@ def test_go_to_a_message_number_and_its_info_from_the_keyboard(server: Server,
     assert reads[0].endswith("?before=50&shown=47") and len(reads) <= 2, reads
     box, shown = target.bounding_box(), page.locator("#messages").bounding_box()
     assert shown["y"] - 1 <= box["y"] < shown["y"] + shown["height"]
+    # only the list scrolled: the page (which a wheel cannot scroll) stayed where it was, and
+    # the side column's hidden legends do not make it taller than the window (it went blank)
+    assert page.evaluate("() => [scrollY, document.documentElement.scrollHeight - innerHeight]") \
+        == [0, 0]
     page.keyboard.press("Enter")
     page.get_by_test_id("menu-info").focus()
     page.keyboard.press("Enter")
