@@ -54,15 +54,17 @@ from chat.services.traces import trace_prompt_limit, trace_rebuild
 from chat.templatetags.sessions import session_label
 from director.services import director_status
 from library.character_picker import character_choices_found
-from library.fields import MAX_NAME_CHARS
 from library.lore.global_books import global_lorebook_ids
-from library.personas.services import persona_first_named, persona_first_undone
+from library.personas.services import (
+    name_ask_context,
+    persona_first_named,
+    persona_first_undone,
+)
 from library.selectors import (
     ChatCharacters,
     backgrounds_visible_to,
     lorebooks_visible_to,
     persona_effective,
-    persona_owned_any,
     personas_visible_to,
 )
 from memory.authors_note import NOTE_ROLES, authors_note_save
@@ -99,8 +101,7 @@ def home(request: HttpRequest) -> HttpResponse:
         "backgrounds": backgrounds_visible_to(user=request.user),
         "account_generation": generation_defaults_read(get_store(), user=request.user),
         "reply_orders": reply_orders(),
-        "name_asked": not persona_owned_any(user=request.user),
-        "name_limit": MAX_NAME_CHARS,
+        **name_ask_context(user=request.user),
     })
 
 

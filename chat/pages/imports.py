@@ -31,6 +31,11 @@ from chat.import_export.import_new import CHAT_IMPORT_MAX_BYTES, chat_import_new
 from chat.import_export.refusal_words import chat_refusal_words
 from chat.pages.import_report import import_report_key
 from library.character_picker import character_choices
+from library.personas.services import (
+    name_ask_context,
+    persona_first_named,
+    persona_first_undone,
+)
 from personalab.lib.errors import AppError, Invalid, LimitReached, TooLarge
 from personalab.lib.store_errors import InstanceBusy, StoreError
 from personalab.limit_words import error_words
@@ -63,10 +68,14 @@ def _check_page(request: HttpRequest, *, imported, warnings: list[str], token: s
     characters = character_choices(user=request.user, also=picked)
     rows = speakers_matched(imported, picked=picked,
                             choices=name_choices(characters, user=request.user))
+    shown = import_report_shown(imported)
     return render(request, "library/chat_import_check.html", {
         "warnings": warnings, "token": token, "file_name": file_name, "rows": rows,
-        "next": _back(request), "shown": import_report_shown(imported), "error": error,
-        "characters": characters}, status=400 if error else 200)
+        "next": _back(request), "shown": shown, "error": error, "characters": characters,
+        **name_ask_context(user=request.user),
+        # the name the file's player went by, offered as the newcomer's own
+        "name_offered": shown["players"][0] if len(shown["players"]) == 1 else ""},
+        status=400 if error else 200)
 
 
 def _import_again(request: HttpRequest) -> HttpResponse:
@@ -90,21 +99,30 @@ def chat_import_page(request: HttpRequest) -> HttpResponse:
     pending_imports_sweep(store)
     ids = [i for i in request.POST.getlist("character_ids") or [request.POST.get("character_id", "")]
            if i.strip()]
+    named = None
     try:
         data, file_name, token = _posted_file(request)
         names = characters_named(store, user=request.user, character_ids=ids)
         imported, warnings = chat_import_check(store, user=request.user, character_names=names,
                                                data=data)
-        if not ids or (warnings and not request.POST.get("confirmed")):
+        # A newcomer (no persona yet) is asked their name here too, as wherever a chat starts:
+        # the file's player, offered, or "User" beside the file's lines.
+        confirmed = bool(request.POST.get("confirmed"))
+        ask_name = (not confirmed and name_ask_context(user=request.user)["name_asked"]
+                    and bool(imported.report()["players"]))
+        if not ids or (warnings and not confirmed) or ask_name:
             token = token or pending_import_save(store, user=request.user, data=data,
                                                  file_name=file_name)
             return _check_page(request, imported=imported, token=token, file_name=file_name,
                                picked=ids, warnings=warnings, error=gettext(
                                    "Pick at least one character for this chat.")
-                               if request.POST.get("confirmed") else "")
+                               if confirmed else "")
+        named = persona_first_named(store, owner=request.user,
+                                    name=request.POST.get("player_name"))
         instance_id, session_id, report = chat_import_new(request.user, character_ids=ids,
                                                           data=data, imported=imported)
     except (AppError, InstanceBusy, StoreError, ValueError) as exc:
+        persona_first_undone(store, owner=request.user, persona_id=named)  # asked again
         error = (error_words(exc) if isinstance(exc, LimitReached)
                  else chat_refusal_words(getattr(exc, "message", None) or str(exc)))
         messages.error(request, (gettext(

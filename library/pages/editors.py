@@ -73,6 +73,7 @@ from library.pages.regex_script_form import (
     regex_scripts_shown,
 )
 from library.pages.trash import deleted_url, restore_offer
+from library.personas.services import name_ask_context
 from library.refusal_words import refusal_words
 from personalab.lib.config_schema import count_coerced
 from personalab.lib.errors import LimitReached
@@ -112,7 +113,8 @@ def library_index(request: HttpRequest) -> HttpResponse:
         "pictured": {b.background_id for b in backgrounds
                      if background_picture_file(store, b.background_id) is not None},
         "lorebooks": lorebooks,
-        "in_all_chats": set(global_lorebook_ids(store, username=user.get_username()))})
+        "in_all_chats": set(global_lorebook_ids(store, username=user.get_username())),
+        **name_ask_context(user=user)})
 
 
 @login_required
@@ -236,7 +238,8 @@ def _story_start_choices(request: HttpRequest, character_id: str | None) -> dict
     characters, find_error = character_choices_found(user=request.user, find=find,
                                                      also=[character_id])
     return {"start_characters": characters, "find": find, "find_error": find_error,
-            "backgrounds": selectors.backgrounds_visible_to(user=request.user)}
+            "backgrounds": selectors.backgrounds_visible_to(user=request.user),
+            **name_ask_context(user=request.user)}
 
 
 def _name_before_delete(store, kind: str, item_id: str) -> str:

@@ -113,6 +113,14 @@ def persona_first_undone(store: FileStore, *, owner, persona_id: str | None) -> 
     shutil.rmtree(store.persona_dir(persona_id), ignore_errors=True)
 
 
+def name_ask_context(*, user) -> dict[str, Any]:
+    """The "Your name in the story" field of every place a chat starts (the home page, a
+    library tile, a character's page, a chat import: templates/chat/_name_ask.html), asked
+    while the account has no persona (docs/decisions/newcomer-name.md)."""
+    return {"name_asked": not Persona.objects.filter(owner=user).exists(),
+            "name_limit": MAX_NAME_CHARS}
+
+
 def persona_update(store: FileStore, *, actor, persona_id: str, data: dict[str, Any]) -> None:
     persona = store.persona_read(persona_id)
     _persona_may_change(actor, persona)

@@ -35,6 +35,15 @@ def persona_make(page: Page, server: Server, name: str) -> str:
     return persona
 
 
+def import_name_decline(page: Page) -> None:
+    """On a chat import's check page, the newcomer's name the file offers is left empty (a
+    "User" import as before): taken, it would make admin a default persona, and the modules on
+    the shared server share the account. Shown only while admin has no persona."""
+    field = page.get_by_test_id("player-name")
+    if field.count():
+        field.fill("")
+
+
 def drawer_open(page: Page) -> None:
     """The chat drawer shown: on a phone it slides in with `visibility: hidden` until its first
     frame, so it is waited for (read in the frame of the click, its text is "": innerText)."""

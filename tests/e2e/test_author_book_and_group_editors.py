@@ -23,6 +23,7 @@ from tests.e2e.conftest import (
     wait_until,
 )
 from tests.e2e.lore_pages import lorebook_import
+from tests.e2e.page_api import import_name_decline
 from tests.e2e.seeded_chats import party_file_write
 from tests.png_files import png_bytes
 
@@ -162,6 +163,7 @@ def test_a_group_of_three_made_in_the_editors_greets_and_imports_by_name(
             " copy.querySelectorAll('select').forEach(s => s.remove()); return copy.innerText; }")
         assert "char_" not in shown
         screenshot_take(page, f"w10_group_import_check_{tag}")
+        import_name_decline(page)
         page.locator("[data-testid=import-anyway]").click()
         page.wait_for_url(re.compile(r"/instances/[^/]+/$"))
         instance_id = page.url.rstrip("/").rsplit("/", 1)[1]

@@ -23,7 +23,7 @@ from tests.e2e.conftest import (
     no_sideways_scroll,
     screenshot_take,
 )
-from tests.e2e.page_api import api_call
+from tests.e2e.page_api import api_call, import_name_decline
 
 if TYPE_CHECKING:
     from pathlib import Path
@@ -82,6 +82,7 @@ def test_a_chat_with_another_character_is_asked_about_before_it_is_imported(
     no_sideways_scroll(page)
     screenshot_take(page, f"chat_import_check_{size['width']}")
     assert page.evaluate(AXE_RUN) == []
+    import_name_decline(page)
     page.locator("[data-testid=import-anyway]").click()
     page.wait_for_url(re.compile(r"/instances/[^/]+/$"))
     instance_id = page.url.rstrip("/").rsplit("/", 1)[1]
@@ -191,6 +192,7 @@ def test_a_group_chat_from_the_library_proposes_its_speakers_each_changeable(
     assert page.evaluate(AXE_RUN) == []
     screenshot_take(page, f"chat_import_who_is_who_{size['width']}")
     picks.nth(1).select_option(label=server.store.character_read("char_alserqi")["name"])
+    import_name_decline(page)
     page.locator("[data-testid=import-anyway]").click()
     page.wait_for_url(re.compile(r"/instances/[^/]+/$"))
     instance_id = page.url.rstrip("/").rsplit("/", 1)[1]

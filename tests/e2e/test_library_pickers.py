@@ -25,6 +25,7 @@ from tests.e2e.conftest import (
     wait_until,
 )
 from tests.e2e.device_pages import author_page_open
+from tests.e2e.page_api import import_name_decline
 
 if TYPE_CHECKING:
     from collections.abc import Iterator
@@ -235,6 +236,7 @@ def test_who_plays_whom_offers_the_proposed_character_first_and_finds_another_by
     no_sideways_scroll(page)
     assert page.evaluate(AXE_RUN) == []
     screenshot_take(page, "pick_import_check_phone")
+    import_name_decline(page)
     page.get_by_test_id("import-anyway").click()
     assert _chat_opened_members(page, server) == [library["Seraphina"], library["Wystan Greaves"]]
     assert page.js_errors == []

@@ -4,14 +4,18 @@ and the name asked when they start a chat, which becomes their first persona and
 
 from __future__ import annotations
 
+import json
+import re
 import threading
 
 import pytest
+from django.core.files.uploadedfile import SimpleUploadedFile
 from django.db import connection
 from django.test import Client
 from django.utils.html import escape
 
 from chat.models import Instance
+from chat.services.instances import instance_create
 from library.character_services import character_save
 from library.models import Persona
 from library.personas import services
@@ -139,3 +143,74 @@ def _named_in_thread(store, owner, name: str) -> None:
         services.persona_first_named(store, owner=owner, name=name)
     finally:
         connection.close()
+
+
+def test_a_library_tile_and_a_characters_page_ask_a_newcomers_name_as_the_home_page_does(
+        alice_client, store, alice):
+    """Every place a chat starts asks it while there is no persona: the library's tiles share
+    one form (each Chat button sends its character) and the character page's start form."""
+    card = _greeting_card(store)
+    library = alice_client.get("/library/").content.decode()
+    tiles = library[library.index('id="tile-start"'):]
+    assert 'name="player_name"' in tiles[:tiles.index("</form>")]
+    assert f'form="tile-start" name="character_id" value="{card}"' in library
+    page = alice_client.get(f"/library/characters/{card}/").content.decode()
+    start = page[page.index('data-testid="start-group"'):]
+    assert 'name="player_name"' in start[:start.index("</form>")]
+    started = alice_client.post("/instances/new", {"character_id": card, "player_name": "Kit"})
+    assert "Welcome, Kit." in alice_client.get(started["Location"]).content.decode()
+    assert 'name="player_name"' not in alice_client.get("/library/").content.decode()
+    assert 'name="player_name"' not in alice_client.get(
+        f"/library/characters/{card}/").content.decode()
+
+
+def _st_chat(player: str, character: str) -> bytes:
+    lines = [{"user_name": player, "character_name": character, "chat_metadata": {}},
+             {"name": character, "is_user": False, "is_system": False, "mes": "Back again?",
+              "send_date": "2024-03-05T14:03:00.000Z", "extra": {}},
+             {"name": player, "is_user": True, "is_system": False, "mes": "The storm passed.",
+              "send_date": "2024-03-05T14:04:00.000Z", "extra": {}}]
+    return "".join(json.dumps(line) + "\n" for line in lines).encode()
+
+
+def test_a_newcomers_chat_import_asks_their_name_offering_the_files_player(alice_client, store,
+                                                                          alice):
+    """From a character's page a matching file was imported at once, and the newcomer's new
+    lines were "User"'s beside the file's "Rook": now the check page asks, offering Rook."""
+    card = _greeting_card(store)
+    sent = alice_client.post("/chats/import", {
+        "character_id": card, "next": f"/library/characters/{card}/",
+        "file": SimpleUploadedFile("storm.jsonl", _st_chat("Rook", "Mira"))})
+    text = sent.content.decode()
+    assert sent.status_code == 200 and 'data-testid="import-check"' in text
+    assert not Instance.objects.filter(owner=alice).exists()
+    assert re.search(r'name="player_name"[^>]* value="Rook"', text)
+    token = re.search(r'name="token" value="([0-9a-f]{32})"', text).group(1)
+    done = alice_client.post("/chats/import", {"token": token, "confirmed": "1",
+                                               "character_ids": [card], "player_name": "Rook"})
+    assert done.status_code == 302
+    persona = Persona.objects.get(owner=alice)
+    assert persona.name == "Rook" and persona.is_default
+    chat = alice_client.get(done["Location"]).content.decode()
+    assert 'data-testid="play-as"' not in chat  # already playing as the file's player
+    # with a persona the same import goes straight through
+    again = alice_client.post("/chats/import", {
+        "character_id": card, "file": SimpleUploadedFile("storm.jsonl", _st_chat("Rook", "Mira"))})
+    assert again.status_code == 302 and Instance.objects.filter(owner=alice).count() == 2
+
+
+def test_a_newcomers_refused_chat_import_takes_back_the_name_it_made(alice_client, store, alice,
+                                                                    settings):
+    """The import's name makes the persona before the chat: a chat the limit refuses leaves
+    none, and the name is asked again, as a refused start from the home page does."""
+    card = _greeting_card(store)
+    sent = alice_client.post("/chats/import", {
+        "character_id": card, "file": SimpleUploadedFile("storm.jsonl", _st_chat("Rook", "Mira"))})
+    token = re.search(r'name="token" value="([0-9a-f]{32})"', sent.content.decode()).group(1)
+    instance_create(store, owner=alice, character_id=card)
+    settings.PERSONALAB_INSTANCES_PER_ACCOUNT = 1
+    refused = alice_client.post("/chats/import", {"token": token, "confirmed": "1",
+                                                  "character_ids": [card], "player_name": "Rook"})
+    assert refused.status_code == 302
+    assert not Persona.objects.filter(owner=alice).exists()
+    assert Instance.objects.filter(owner=alice).count() == 1
