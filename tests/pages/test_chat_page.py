@@ -44,6 +44,11 @@ def test_a_long_session_renders_only_its_newest_messages(alice_client, store, in
     for shown in ("0", "x", "-3"):
         odd = alice_client.get(f"/instances/{instance}/messages?before=4000&shown={shown}")
         assert _shown(odd.content.decode()) == list(range(4000 - CHAT_PAGE_SIZE, 4000))
+    # in plain sight in the story tools, not folded under the reading card's text size and
+    # colours (a reader of a long import did not find it there)
+    reading = page[page.index('id="reading-card"'):]
+    assert 'id="message-jump"' not in reading[:reading.index("</details>")]
+    assert 'id="message-jump"' in page
 
 
 def _api(instance: str) -> str:
