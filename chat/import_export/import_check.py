@@ -56,14 +56,23 @@ def import_speakers(imported: ChatImport) -> list[str]:
     return speakers
 
 
+def import_players(imported: ChatImport) -> list[str]:
+    """The file's player by name: its player lines' names, else its header's, leaving out
+    the names that name nobody ("User", "You")."""
+    players = [p for p in imported.report()["players"] if _folded(p) not in GENERIC_PLAYER_NAMES]
+    if not players and _folded(imported.header.get("user_name") or "") not in GENERIC_PLAYER_NAMES:
+        players = [str(imported.header["user_name"])]
+    return players
+
+
 def import_mismatches(imported: ChatImport, *, character_names: list[str],
-                      persona_name: str) -> list[str]:
+                      persona_name: str, name_asked: bool = False) -> list[str]:
     """Sentences naming both sides when the file's characters (its replies' names, else its
     header's character) are not the picked characters; then also when its player is not the
-    persona; none when nothing is picked yet. A player's name alone never stops an import:
-    most SillyTavern chats were played under a persona this account does not have, and the
-    lines keep their names either way."""
-    report = imported.report()
+    persona, unless the check page asks the newcomer's name (offering the player's). None
+    when nothing is picked yet. A player's name alone never stops an import: most SillyTavern
+    chats were played under a persona this account does not have, and the lines keep their
+    names either way."""
     speakers = import_speakers(imported)
     picked = {_folded(name) for name in character_names}
     strangers = [s for s in speakers if _folded(s) not in picked] if picked else []
@@ -72,11 +81,8 @@ def import_mismatches(imported: ChatImport, *, character_names: list[str],
         warnings.append(gettext("This chat's replies are by %(speakers)s, but you picked "
                                 "%(picked)s.") % {"speakers": _names(strangers),
                                                   "picked": _names(character_names)})
-    players = [p for p in report["players"] if _folded(p) not in GENERIC_PLAYER_NAMES]
-    if not players and _folded(imported.header.get("user_name") or "") not in GENERIC_PLAYER_NAMES:
-        players = [str(imported.header["user_name"])]
-    others = [p for p in players if _folded(p) != _folded(persona_name)]
-    if strangers and others:
+    others = [p for p in import_players(imported) if _folded(p) != _folded(persona_name)]
+    if strangers and others and not name_asked:
         warnings.append(gettext("In this chat you are %(players)s, but your persona is "
                                 "%(persona)s.") % {"players": _names(others),
                                                    "persona": persona_name[:NAME_SHOWN_CHARS]})
@@ -84,14 +90,14 @@ def import_mismatches(imported: ChatImport, *, character_names: list[str],
 
 
 def chat_import_check(store: FileStore, *, user, character_names: list[str],
-                      data: bytes) -> tuple[ChatImport, list[str]]:
+                      data: bytes, name_asked: bool = False) -> tuple[ChatImport, list[str]]:
     """The file read (in one of the account's import slots) and what does not match."""
     with busy_slot(store.root / "busy", account=user.get_username(), action="import",
                    slots=settings.PERSONALAB_IMPORTS_PER_ACCOUNT, what="imports"):
         imported = chat_import(data)
     persona = persona_effective(store, owner=user.get_username(), persona_id=None)
     return imported, import_mismatches(imported, character_names=character_names,
-                                       persona_name=str(persona["name"]))
+                                       persona_name=str(persona["name"]), name_asked=name_asked)
 
 
 def name_choices(characters: Iterable[Any], *, user) -> list[tuple[str, str]]:

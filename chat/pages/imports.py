@@ -19,6 +19,7 @@ from chat.import_export.chat_formats import ChatFormatError
 from chat.import_export.import_check import (
     characters_named,
     chat_import_check,
+    import_players,
     import_report_shown,
     name_choices,
     pending_import_drop,
@@ -68,13 +69,13 @@ def _check_page(request: HttpRequest, *, imported, warnings: list[str], token: s
     characters = character_choices(user=request.user, also=picked)
     rows = speakers_matched(imported, picked=picked,
                             choices=name_choices(characters, user=request.user))
-    shown = import_report_shown(imported)
+    players = import_players(imported)
     return render(request, "library/chat_import_check.html", {
         "warnings": warnings, "token": token, "file_name": file_name, "rows": rows,
-        "next": _back(request), "shown": shown, "error": error, "characters": characters,
-        **name_ask_context(user=request.user),
+        "next": _back(request), "shown": import_report_shown(imported), "error": error,
+        "characters": characters, **name_ask_context(user=request.user),
         # the name the file's player went by, offered as the newcomer's own
-        "name_offered": shown["players"][0] if len(shown["players"]) == 1 else ""},
+        "name_offered": players[0] if len(players) == 1 else ""},
         status=400 if error else 200)
 
 
@@ -103,13 +104,13 @@ def chat_import_page(request: HttpRequest) -> HttpResponse:
     try:
         data, file_name, token = _posted_file(request)
         names = characters_named(store, user=request.user, character_ids=ids)
+        name_asked = name_ask_context(user=request.user)["name_asked"]
         imported, warnings = chat_import_check(store, user=request.user, character_names=names,
-                                               data=data)
+                                               data=data, name_asked=name_asked)
         # A newcomer (no persona yet) is asked their name here too, as wherever a chat starts:
         # the file's player, offered, or "User" beside the file's lines.
         confirmed = bool(request.POST.get("confirmed"))
-        ask_name = (not confirmed and name_ask_context(user=request.user)["name_asked"]
-                    and bool(imported.report()["players"]))
+        ask_name = not confirmed and name_asked and bool(import_players(imported))
         if not ids or (warnings and not confirmed) or ask_name:
             token = token or pending_import_save(store, user=request.user, data=data,
                                                  file_name=file_name)

@@ -193,10 +193,14 @@ def test_a_newcomers_chat_import_asks_their_name_offering_the_files_player(alice
     assert persona.name == "Rook" and persona.is_default
     chat = alice_client.get(done["Location"]).content.decode()
     assert 'data-testid="play-as"' not in chat  # already playing as the file's player
+    # a file whose player is only "User" names nobody: nothing to offer, no page to ask on
+    plain = alice_client.post("/chats/import", {
+        "character_id": card, "file": SimpleUploadedFile("plain.jsonl", _st_chat("User", "Mira"))})
+    assert plain.status_code == 302 and Persona.objects.filter(owner=alice).count() == 1
     # with a persona the same import goes straight through
     again = alice_client.post("/chats/import", {
         "character_id": card, "file": SimpleUploadedFile("storm.jsonl", _st_chat("Rook", "Mira"))})
-    assert again.status_code == 302 and Instance.objects.filter(owner=alice).count() == 2
+    assert again.status_code == 302 and Instance.objects.filter(owner=alice).count() == 3
 
 
 def test_a_newcomers_refused_chat_import_takes_back_the_name_it_made(alice_client, store, alice,
@@ -214,3 +218,15 @@ def test_a_newcomers_refused_chat_import_takes_back_the_name_it_made(alice_clien
     assert refused.status_code == 302
     assert not Persona.objects.filter(owner=alice).exists()
     assert Instance.objects.filter(owner=alice).count() == 1
+
+
+def test_a_newcomers_check_page_asks_the_name_instead_of_warning_of_the_persona(
+        alice_client, store, alice):
+    """The file's replies by another character still warn; "In this chat you are Rook, but
+    your persona is User" beside a field offering Rook said the same thing twice, at odds."""
+    card = _greeting_card(store)
+    text = alice_client.post("/chats/import", {
+        "character_id": card,
+        "file": SimpleUploadedFile("storm.jsonl", _st_chat("Rook", "Stranger"))}).content.decode()
+    assert "but you picked" in text and "but your persona is" not in text
+    assert re.search(r'name="player_name"[^>]* value="Rook"', text)
