@@ -69,13 +69,15 @@ def _check_page(request: HttpRequest, *, imported, warnings: list[str], token: s
     characters = character_choices(user=request.user, also=picked)
     rows = speakers_matched(imported, picked=picked,
                             choices=name_choices(characters, user=request.user))
-    players = import_players(imported)
+    players, asked = import_players(imported), name_ask_context(user=request.user)
+    # the name the file's player went by, offered as the newcomer's own (one a persona may hold:
+    # a longer one refused the whole import over a name the newcomer never typed)
+    offered = players[0].strip() if len(players) == 1 else ""
     return render(request, "library/chat_import_check.html", {
         "warnings": warnings, "token": token, "file_name": file_name, "rows": rows,
         "next": _back(request), "shown": import_report_shown(imported), "error": error,
-        "characters": characters, **name_ask_context(user=request.user),
-        # the name the file's player went by, offered as the newcomer's own
-        "name_offered": players[0] if len(players) == 1 else ""},
+        "characters": characters, **asked,
+        "name_offered": offered if len(offered) <= asked["name_limit"] else ""},
         status=400 if error else 200)
 
 

@@ -230,3 +230,12 @@ def test_a_newcomers_check_page_asks_the_name_instead_of_warning_of_the_persona(
         "file": SimpleUploadedFile("storm.jsonl", _st_chat("Rook", "Stranger"))}).content.decode()
     assert "but you picked" in text and "but your persona is" not in text
     assert re.search(r'name="player_name"[^>]* value="Rook"', text)
+
+
+def test_a_players_name_too_long_for_a_persona_is_not_offered(alice_client, store, alice):
+    card = _greeting_card(store)
+    text = alice_client.post("/chats/import", {
+        "character_id": card,
+        "file": SimpleUploadedFile("long.jsonl", _st_chat("R" * 300, "Mira"))}).content.decode()
+    field = re.search(r'<input[^>]*name="player_name"[^>]*>', text).group(0)
+    assert "value=" not in field
