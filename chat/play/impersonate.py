@@ -3,14 +3,17 @@ for the player's next message, from the prompt a turn would send (persona as {{u
 card, lore, the history) with the impersonation instruction as its last system message.
 
 The suggestion goes to the player's input box only: nothing is written to the session file,
-and lore timers do not advance. The instance lock is held as for a turn, so a suggestion never
-runs beside a reply (and a reply never starts while one is written).
+and lore timers do not advance. The finished suggestion gets the user-input regex scripts (not
+prompt-only nor markdown-only ones), as SillyTavern's `cleanUpMessage` runs them on an
+impersonation; sending it runs them again, as SillyTavern's `sendMessageAsUser` does. The
+instance lock is held as for a turn, so a suggestion never runs beside a reply (and a reply
+never starts while one is written).
 """
 
 from __future__ import annotations
 
 import asyncio
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from django.conf import settings
@@ -21,9 +24,11 @@ from chat.play import context as turn_context
 from chat.play.aside import until_stopped
 from chat.play.macros import player_time_zone
 from chat.play.prompt_refusal import prompt_refusal_said
+from chat.play.regex_scripts import turn_regex
 from chat.play.reply_limit import pieces_capped
 from chat.play.turn import Emit, TurnRefused, instance_locked
 from library.errors import ItemWithheld
+from library.find_replace.scripts import USER_INPUT, RegexRun
 from library.selectors import persona_effective
 from personalab.lib.filestore.store import FileStore
 from personalab.lib.llm import Provider
@@ -52,6 +57,7 @@ class ImpersonateResult:
 class ImpersonatePlan:
     messages: list[dict[str, Any]]
     llm_context: dict[str, Any]
+    regex: RegexRun = field(default_factory=RegexRun)
 
 
 def impersonation_prompt_error(value: Any) -> str:
@@ -108,7 +114,8 @@ def impersonate_plan(store: FileStore, *, instance_id: str) -> ImpersonatePlan:
         messages=[*prepared.prompt.messages,
                   *([{"role": "system", "content": instruction}] if instruction.strip() else [])],
         llm_context={**prepared.llm_context, "task": "impersonate",
-                     "user_name": persona["name"]})
+                     "user_name": persona["name"]},
+        regex=turn_regex(store, ctx))
 
 
 async def impersonate_run(store: FileStore, *, instance_id: str, emit: Emit,
@@ -133,5 +140,8 @@ async def impersonate_run(store: FileStore, *, instance_id: str, emit: Emit,
                 await emit({"type": "impersonate_token", "content": piece})
 
         error, stopped = await until_stopped(pump(), stop or asyncio.Event())
-    return ImpersonateResult(text="".join(pieces), error=error, stopped=stopped,
+        text = "".join(pieces)
+        if plan.regex and text:
+            text = await asyncio.to_thread(plan.regex.text, text, USER_INPUT)
+    return ImpersonateResult(text=text, error=error, stopped=stopped,
                              truncated=bool(flags.get("truncated")))

@@ -14,6 +14,7 @@ from asgiref.sync import sync_to_async
 
 from chat.models import ApiToken
 from chat.play.impersonate import impersonate_plan
+from library.find_replace.services import regex_scripts_account_save
 from library.personas.services import persona_create
 from personalab.lib.llm_offline import OfflineProvider
 from tests.group_turns import turn_said
@@ -226,3 +227,27 @@ def test_the_default_instruction_follows_the_prompt_language(store, played):
     store.module_write("prompt", {**store.module_read("prompt"), "locale": "zh"})
     chinese = impersonate_plan(store, instance_id=played).messages[-1]["content"]
     assert chinese.startswith("[以Mira的视角") and "Alserqi" in chinese
+
+
+def _script(find: str, replace: str, placement: list[int], **flags) -> dict:
+    return {"id": f"id-{find}", "scriptName": f"swap {find}", "findRegex": find,
+            "replaceString": replace, "trimStrings": [], "placement": placement,
+            "disabled": False, "markdownOnly": False, "promptOnly": False, "runOnEdit": False,
+            "substituteRegex": 0, "minDepth": None, "maxDepth": None, **flags}
+
+
+def test_a_suggestion_gets_the_user_input_scripts_as_sillytavern_cleans_it_up(
+        alice_client, alice, store, played, use_stub):
+    # SillyTavern's cleanUpMessage runs placement 1 (user input) on an impersonation, with
+    # neither "only" flag: not the AI-output scripts, nor prompt-only nor markdown-only ones.
+    regex_scripts_account_save(store, user=alice, scripts=[
+        _script("/colour/g", "color", [1]),
+        _script("/sea/g", "ocean", [2]),
+        _script("/red/g", "RED", [1], promptOnly=True),
+        _script("/blue/g", "BLUE", [1], markdownOnly=True)])
+    before = _session_digest(store, played)
+    use_stub.script(Reply("What colour is the red sea, or the blue one?"))
+    response = alice_client.post("/api/v1/chat", {"instance_id": played, "mode": "impersonate"},
+                                 content_type="application/json")
+    assert response.json()["answer_text"] == "What color is the red sea, or the blue one?"
+    assert _session_digest(store, played) == before  # still only a suggestion
