@@ -9,6 +9,7 @@ from typing import Any
 from chat.prompt.card_fields import card_prompts_used
 from chat.prompt.examples import examples_fill
 from chat.prompt.inputs import PromptInputs, director_of
+from chat.prompt.template_macros import ST_SYSTEM_PROMPT
 from chat.prompt.templates import TemplateSet
 from personalab.lib.line_macros import chat_position_macros, last_messages_shown
 from personalab.lib.macro_variables import MacroVariables
@@ -165,13 +166,19 @@ def _main_default(inputs: PromptInputs, templates: TemplateSet) -> str:
     """The main prompt when no block sets one: an instruct preset's system prompt in text
     completion; else the template's; when it has none, in Chat
     Completion SillyTavern's default main prompt ("Write {{char}}'s next reply ..."), or the
-    prompt manager's edit of it (docs/decisions/default-main-prompt.md)."""
+    prompt manager's edit of it, and in text completion laid out by a context template
+    SillyTavern's default System Prompt, unless the preset switched it off
+    (docs/decisions/default-main-prompt.md)."""
     instruct = getattr(inputs.story, "instruct", None)
     if instruct is not None and instruct.system_prompt.strip():
         return instruct.system_prompt  # text completion with a preset that brings its own
     own = templates.default("main_prompt")
-    if own.strip() or inputs.utility is None:
+    if own.strip():
         return own
+    if inputs.utility is None:
+        if inputs.story is None or (instruct is not None and instruct.system_prompt_off):
+            return own
+        return templates.default("text_system_prompt") or ST_SYSTEM_PROMPT
     return inputs.utility.text("chat_main_prompt", templates)
 
 

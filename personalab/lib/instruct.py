@@ -68,6 +68,9 @@ class InstructTemplate:
     # a System Prompt preset, which SillyTavern's export of all its templates holds as
     # `sysprompt`): the main prompt of a text-completion turn, `{{original}}` of a card's own.
     system_prompt: str = ""
+    # SillyTavern's System Prompt switched off (`sysprompt.enabled: false` in its export of all
+    # templates): a text-completion turn sends none, not SillyTavern's default line.
+    system_prompt_off: bool = False
 
     def as_json(self) -> dict[str, Any]:
         return {f.name: getattr(self, f.name) for f in fields(self)
@@ -76,7 +79,7 @@ class InstructTemplate:
 
 _TEXT_FIELDS = tuple(f.name for f in fields(InstructTemplate)
                      if f.type in ("str", "str | None"))
-_FLAG_FIELDS = ("wrap", "macro", "system_same_as_user", "skip_examples")
+_FLAG_FIELDS = ("wrap", "macro", "system_same_as_user", "skip_examples", "system_prompt_off")
 
 
 @dataclass(frozen=True)
@@ -105,6 +108,8 @@ def instruct_template_read(data: object) -> InstructTemplate:
         data = data["instruct"]
         if isinstance(sysprompt.get("content"), str) and not data.get("system_prompt"):
             data = {**data, "system_prompt": sysprompt["content"]}
+        if sysprompt.get("enabled") is False:
+            data = {**data, "system_prompt": "", "system_prompt_off": True}
     if not isinstance(data, dict):
         raise InstructError(message="an instruct template is a JSON object with SillyTavern's "
                                     "fields (input_sequence, output_sequence, ...)")

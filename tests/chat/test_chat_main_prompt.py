@@ -3,7 +3,7 @@
 between {{charIfNotGroup}} and {{user}}." first, with the group's members in a group, in Chinese
 for a Chinese prompt; the card's system prompt or a main block replaces it ({{original}} keeps
 it), an edit in the prompt manager's utility prompts changes it, "" sends none; text completion
-sends none (SillyTavern's story string has no main prompt). The card is written here from the
+sends SillyTavern's System Prompt. The card is written here from the
 documented V3 format."""
 
 from __future__ import annotations
@@ -98,5 +98,8 @@ def test_a_chinese_prompt_gets_a_chinese_main_prompt(store, alice, use_stub):
     assert "fictional chat" not in _system(use_stub)
 
 
-def test_text_completion_sends_no_main_prompt(store, alice, use_stub, settings):
-    assert "fictional chat" not in text_turn_prompt(store, alice, CARD, use_stub, settings)
+def test_text_completion_sends_sillytaverns_system_prompt(store, alice, use_stub, settings):
+    # SillyTavern 1.12.6's System Prompt ("Neutral - Chat", on in a fresh install) names the
+    # character twice, not the group (tests/lib/test_st_text_presets.py).
+    assert text_turn_prompt(store, alice, CARD, use_stub, settings).startswith(
+        "Write Mira's next reply in a fictional chat between Mira and Ann.\n")

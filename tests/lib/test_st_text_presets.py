@@ -1,0 +1,129 @@
+"""SillyTavern 1.12.6's own instruct and context presets (default/content/presets/instruct and
+/context in its repository, as it ships them), imported as a user brings them and played against
+the stub's completions endpoint: the whole prompt string and the stop strings are what
+SillyTavern builds for the same card, chat and world info (written by reading its `Generate`,
+`formatInstructModeChat`, `formatInstructModeExamples`, `formatInstructModePrompt`,
+`formatInstructModeSystemPrompt` and `getInstructStoppingSequences`), its System Prompt at a fresh
+install's "Neutral - Chat" included."""
+
+from __future__ import annotations
+
+import pytest
+
+from library.personas.services import persona_create
+from tests.stub_llm import Reply
+from tests.text_turns import english, group_create, group_turn, solo_create, turn
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+_INSTRUCT = {"last_output_sequence": "", "activation_regex": "", "first_output_sequence": "",
+             "skip_examples": False, "user_alignment_message": "", "last_system_sequence": "",
+             "macro": True, "system_sequence_prefix": "", "system_sequence_suffix": ""}
+VICUNA = {**_INSTRUCT, "name": "Vicuna 1.1", "input_sequence": "\nUSER: ",
+          "output_sequence": "\nASSISTANT: ", "system_sequence": "", "stop_sequence": "",
+          "wrap": False, "names_behavior": "force",
+          "system_sequence_prefix": "BEGINNING OF CONVERSATION:", "output_suffix": "</s>",
+          "input_suffix": "", "system_suffix": "", "system_same_as_user": True}
+CHATML = {**_INSTRUCT, "name": "ChatML", "input_sequence": "<|im_start|>user",
+          "output_sequence": "<|im_start|>assistant", "system_sequence": "<|im_start|>system",
+          "stop_sequence": "<|im_end|>", "wrap": True, "names_behavior": "always",
+          "output_suffix": "<|im_end|>\n", "input_suffix": "<|im_end|>\n",
+          "system_suffix": "<|im_end|>\n", "system_same_as_user": False}
+_STORY = ("{{#if system}}{{system}}\n{{/if}}{{#if wiBefore}}{{wiBefore}}\n{{/if}}"
+          "{{#if description}}{{description}}\n{{/if}}{{#if personality}}{{char}}'s personality: "
+          "{{personality}}\n{{/if}}{{#if scenario}}Scenario: {{scenario}}\n{{/if}}"
+          "{{#if wiAfter}}{{wiAfter}}\n{{/if}}{{#if persona}}{{persona}}\n{{/if}}")
+_CONTEXT = {"use_stop_strings": False, "allow_jailbreak": False, "always_force_name2": True,
+            "trim_sentences": False, "single_line": False}
+DEFAULT = {**_CONTEXT, "name": "Default", "story_string": _STORY, "example_separator": "***",
+           "chat_start": "***"}
+CHATML_CONTEXT = {**_CONTEXT, "name": "ChatML", "example_separator": "", "chat_start": "",
+                  "story_string": "<|im_start|>system\n" + _STORY + "{{trim}}<|im_end|>"}
+
+CARD = {"spec": "chara_card_v3", "spec_version": "3.0", "data": {
+    "name": "Mira", "description": "A field medic in a drowned city.",
+    "personality": "calm", "scenario": "{{user}} wakes in her clinic.",
+    "first_mes": "Hold still, {{user}}.", "alternate_greetings": [],
+    "mes_example": "<START>\n{{user}}: Does it hurt?\n{{char}}: Only when you move.",
+    "system_prompt": "", "post_history_instructions": "", "creator_notes": "", "tags": [],
+    "extensions": {}}}
+
+
+@pytest.fixture
+def text_api(use_stub, settings):
+    settings.PERSONALAB_COMPLETION_API = "text"
+    return use_stub
+
+
+def _presets(client, staff, instruct, context) -> None:
+    client.force_login(staff)
+    response = client.put("/api/v1/llm/text_completion",
+                          {"instruct": instruct, "context": context, "context_template": "custom"},
+                          content_type="application/json")
+    assert response.status_code == 200, response.content
+
+
+def test_vicuna_with_the_default_context_as_sillytavern_builds_it(store, alice, staff, client,
+                                                                   text_api):
+    _presets(client, staff, VICUNA, DEFAULT)
+    english(store)
+    persona_create(store, owner=alice, data={"name": "Ann", "description": "A diver."})
+    instance_id = solo_create(store, alice, CARD)
+    text_api.script(Reply("I am Mira."), Reply("Fine."))
+    turn(store, instance_id)
+    turn(store, instance_id, "And now?")
+    sent = text_api.requests[-1]
+    assert sent["prompt"] == (
+        # the System Prompt with the preset's system prefix, wrap off: no separator
+        "BEGINNING OF CONVERSATION:Write Mira's next reply in a fictional chat between Mira and "
+        "Ann.\n"
+        "A field medic in a drowned city.\nMira's personality: calm\n"
+        "Scenario: Ann wakes in her clinic.\nA diver.\n"
+        # examples under the separator; "force" names the player's example line only
+        "***\n\nUSER: Ann: Does it hurt?\nASSISTANT: Only when you move.</s>"
+        # chat start, then the chat: no names alone with one character ("force")
+        "***\n\nASSISTANT: Hold still, Ann.</s>\nUSER: Who are you?\nASSISTANT: I am Mira.</s>"
+        "\nUSER: And now?\nASSISTANT: ")
+    # SillyTavern lists the names first; the set is what a server reads
+    assert sorted(sent["stop"]) == sorted(["\nAnn:", "USER: ", "ASSISTANT: "])
+
+
+def test_chatml_in_a_group_opens_with_the_speakers_system_prompt(store, alice, staff, client,
+                                                                  text_api):
+    _presets(client, staff, CHATML, CHATML_CONTEXT)
+    english(store)
+    instance_id = group_create(store, alice, {**CARD, "data": {**CARD["data"],
+                                                               "mes_example": ""}})
+    text_api.script(Reply("I am Mira."), Reply("I am Rook."))
+    group_turn(store, instance_id)
+    sent = text_api.requests[-1]
+    assert sent["prompt"].startswith(
+        "<|im_start|>system\nWrite Rook's next reply in a fictional chat between Rook and Ann.\n"
+        "A field medic in a drowned city.\nRook's personality: calm\n"
+        "Scenario: Ann wakes in her clinic.<|im_end|>\n")
+    assert sent["prompt"].endswith("<|im_start|>user\nMira: I am Mira.<|im_end|>\n"
+                                   "<|im_start|>assistant\nRook:")
+    assert {"\nAnn:", "\nMira:", "\n<|im_end|>", "\n<|im_start|>user"} <= set(sent["stop"])
+
+
+@pytest.mark.parametrize(("sysprompt", "system_prompt", "opening"), [
+    ({"name": "Neutral - Chat", "enabled": False, "content": "Write {{char}}'s next reply."},
+     "", "<|im_start|>system\nA field medic"),
+    ({"name": "Actor", "enabled": True, "content": "You are {{char}}; {{user}} is the player."},
+     "", "<|im_start|>system\nYou are Mira; Ann is the player.\nA field medic"),
+    (None, "Be {{char}}. {{original}}",
+     "<|im_start|>system\nBe Mira. Write Mira's next reply in a fictional chat between Mira "
+     "and Ann.\nA field medic"),
+])
+def test_the_system_prompt_follows_sillytaverns_switch_its_text_and_the_card(
+        store, alice, staff, client, text_api, sysprompt, system_prompt, opening):
+    # SillyTavern's "Master Export" holds the System Prompt beside the two templates.
+    export = {"instruct": CHATML, "context": CHATML_CONTEXT,
+              **({"sysprompt": sysprompt} if sysprompt else {})}
+    _presets(client, staff, export, export)
+    english(store)
+    instance_id = solo_create(store, alice, {**CARD, "data": {**CARD["data"],
+                                                              "system_prompt": system_prompt}})
+    text_api.script(Reply("I am Mira."))
+    turn(store, instance_id)
+    assert text_api.requests[-1]["prompt"].startswith(opening)
