@@ -5,9 +5,10 @@ card, lore, the history) with the impersonation instruction as its last system m
 The suggestion goes to the player's input box only: nothing is written to the session file,
 and lore timers do not advance. The finished suggestion gets the user-input regex scripts (not
 prompt-only nor markdown-only ones), as SillyTavern's `cleanUpMessage` runs them on an
-impersonation; sending it runs them again, as SillyTavern's `sendMessageAsUser` does. The
-instance lock is held as for a turn, so a suggestion never runs beside a reply (and a reply
-never starts while one is written).
+impersonation; sending it runs them again, as SillyTavern's `sendMessageAsUser` does. Then
+the names, as there: it stops where the character's line starts, and the player's own `Name:`
+goes (personalab/lib/reply_names.py). The instance lock is held as for a turn, so a suggestion
+never runs beside a reply (and a reply never starts while one is written).
 """
 
 from __future__ import annotations
@@ -35,6 +36,7 @@ from personalab.lib.llm import Provider
 from personalab.lib.macros import macros_replace
 from personalab.lib.prompt_language import locale_for_character
 from personalab.lib.reasoning import Reasoning
+from personalab.lib.reply_names import reply_names_cleaned
 from personalab.lib.store_errors import StoreError
 
 PROMPT_SETTING = "impersonation_prompt"  # in modules/prompt.json; "" = the template's default
@@ -143,5 +145,12 @@ async def impersonate_run(store: FileStore, *, instance_id: str, emit: Emit,
         text = "".join(pieces)
         if plan.regex and text:
             text = await asyncio.to_thread(plan.regex.text, text, USER_INPUT)
+        if not error:
+            context = plan.llm_context
+            text = reply_names_cleaned(
+                text, user_name=str(context.get("user_name") or ""),
+                char_name=str(context.get("character_name") or ""),
+                others=[str(name) for name in context.get("member_names") or []],
+                impersonate=True)
     return ImpersonateResult(text=text, error=error, stopped=stopped,
                              truncated=bool(flags.get("truncated")))

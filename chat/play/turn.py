@@ -43,6 +43,7 @@ from personalab.lib.filestore.writer import AssistantLineWriter
 from personalab.lib.llm import LLMError, Provider
 from personalab.lib.locks import LockUnavailable
 from personalab.lib.reasoning import Reasoning
+from personalab.lib.reply_names import reply_names_cleaned
 from personalab.lib.reply_shape import reply_shaped
 from personalab.lib.store_errors import InstanceBusy, StoreError
 from personalab.lib.story_string import StoryStringError
@@ -453,12 +454,18 @@ async def _uncancelled(work: Awaitable[Any]) -> Any:
 
 
 def _finish_line(writer, flags: dict[str, Any], run: RegexRun | None = None, *,
-                 shape: dict[str, Any] | None = None, kept: int = 0) -> dict[str, Any]:
+                 shape: dict[str, Any] | None = None, kept: int = 0,
+                 names: dict[str, Any] | None = None) -> dict[str, Any]:
     """The reply's line made whole; `run`: the regex scripts its text and reasoning keep;
-    `shape`: the context template's post-processing after them (the first `kept` characters,
+    `names`: the speakers' names cleaned after them (reply_names_cleaned's arguments);
+    `shape`: the context template's post-processing after that (the first `kept` characters,
     a continued reply's, left alone), as SillyTavern's order is."""
     text = writer.content
     regexed = reply_regexed(run, flags, text, "".join(writer._reasoning)) if run else {}
+    if names and not flags.get("error") and text.strip():
+        content = regexed.get("content", text)
+        regexed["content"] = text = content[:kept] + reply_names_cleaned(content[kept:],
+                                                                         **names)
     if shape and not flags.get("error") and text.strip():
         regexed["content"] = text = reply_shaped(regexed.get("content", text), shape, kept=kept)
     if flags.get("truncated"):
@@ -472,6 +479,15 @@ def _finish_line(writer, flags: dict[str, Any], run: RegexRun | None = None, *,
     if not text.strip():
         return writer.finish(content=EMPTY_REPLY, empty=True)
     return writer.finish(**regexed)
+
+
+def _reply_names(prepared: Prepared) -> dict[str, Any]:
+    """Whose names a finished reply is cleaned of: the player's, the speaker's, a group's
+    other members' (SillyTavern's cleanUpMessage)."""
+    context = prepared.llm_context
+    return {"user_name": str(context.get("user_name") or ""),
+            "char_name": str(context.get("character_name") or ""),
+            "others": [str(name) for name in context.get("member_names") or []]}
 
 
 async def _settled(sent: asyncio.Future, settle: Callable[..., Awaitable[Any]], *args: Any,
@@ -511,7 +527,7 @@ def _reply_settle(store: FileStore, ctx: TurnContext,
     the trace is saved: both wait on the disk, neither needs the other."""
     record = _finish_line(writer, flags, turn_regex(store, ctx),
                           shape=prepared.llm_context.get("reply_shape"),
-                          kept=len(ctx.continue_from or ""))
+                          kept=len(ctx.continue_from or ""), names=_reply_names(prepared))
     director_report, state = director_step(store, instance_id=ctx.instance_id, reply=record,
                                            counts_miss=counts_miss)
     writing = (_state_writes.submit(store.instance_state_write, ctx.instance_id, state)

@@ -1,0 +1,38 @@
+"""A reply that runs on into the player's line (or another member's) stops there, and the
+speaker's own `Name:` goes, as SillyTavern's cleanUpMessage leaves a reply; an impersonation
+stops at the character's line (personalab/lib/reply_names.py). Real turns against the stub."""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+
+from tests.group_turns import session_lines, turn_said
+from tests.stub_llm import Reply
+
+pytestmark = pytest.mark.django_db(transaction=True)
+
+
+def test_a_reply_stops_at_the_players_line_and_loses_its_own_name(store, instance, use_stub):
+    use_stub.script(Reply("Alserqi: Pay up.\nUser: No."), Reply("Fine."))
+    asyncio.run(turn_said(store, instance, "Hi."))
+    assert session_lines(store, instance)[-1]["content"] == "Pay up."
+    asyncio.run(turn_said(store, instance, "And?"))
+    assert {"role": "assistant", "content": "Pay up."} in use_stub.requests[-1]["messages"]
+
+
+def test_in_a_group_a_reply_stops_at_another_members_line(store, group, use_stub):
+    use_stub.script(Reply("Alserqi: I go.\nBrenna: I stay."), Reply("Brenna: I fix it."))
+    asyncio.run(turn_said(store, group, "Split up."))
+    assert [line["content"] for line in session_lines(store, group)[-2:]] == [
+        "I go.", "I fix it."]
+
+
+def test_an_impersonation_stops_at_the_characters_line(alice_client, store, instance,
+                                                       use_stub):
+    use_stub.script(Reply("User: I will pay.\nAlserqi: Good."))
+    response = alice_client.post("/api/v1/chat", {"instance_id": instance,
+                                                  "mode": "impersonate"},
+                                 content_type="application/json")
+    assert response.json()["answer_text"] == "I will pay."
