@@ -27,6 +27,7 @@ from chat.play.macros import player_time_zone
 from chat.play.prompt_refusal import prompt_refusal_said
 from chat.play.regex_scripts import turn_regex
 from chat.play.reply_limit import pieces_capped
+from chat.play.story_choice import text_completion_on
 from chat.play.turn import Emit, TurnRefused, instance_locked
 from library.errors import ItemWithheld
 from library.find_replace.scripts import USER_INPUT, RegexRun
@@ -107,7 +108,9 @@ def impersonate_plan(store: FileStore, *, instance_id: str) -> ImpersonatePlan:
     persona = persona_effective(store, owner=state.get("owner"),
                                 persona_id=state.get("persona_id"))
     locale = locale_for_character(store, ctx.character)
-    instruction = macros_replace(
+    # SillyTavern's impersonation prompt is Chat Completion's: a text prompt ends on the
+    # player's own turn marker and name, which is the instruction there.
+    instruction = "" if text_completion_on(store) else macros_replace(
         impersonation_instruction(store, locale=locale, state=state),
         turn_context.macro_values_for(character=ctx.character, persona=persona,
                                       lines=ctx.lines,

@@ -106,6 +106,28 @@ def test_chatml_in_a_group_opens_with_the_speakers_system_prompt(store, alice, s
     assert {"\nAnn:", "\nMira:", "\n<|im_end|>", "\n<|im_start|>user"} <= set(sent["stop"])
 
 
+def test_an_impersonation_ends_on_the_players_turn_without_chat_completions_instruction(
+        store, alice, staff, client, text_api):
+    # SillyTavern's impersonation_prompt is a Chat Completion setting; its text prompt ends on
+    # formatInstructModePrompt(name1, isImpersonate): the player's sequence and name.
+    _presets(client, staff, CHATML, CHATML_CONTEXT)
+    english(store)
+    instance_id = solo_create(store, alice, {**CARD, "data": {**CARD["data"],
+                                                              "mes_example": ""}})
+    text_api.script(Reply("I am Mira."), Reply(" I nod.\nMira: Good."))
+    turn(store, instance_id)
+    client.force_login(alice)
+    response = client.post("/api/v1/chat", {"instance_id": instance_id, "mode": "impersonate"},
+                           content_type="application/json")
+    assert response.json()["answer_text"] == "I nod."  # stopped at the character's line
+    sent = text_api.requests[-1]
+    assert sent["prompt"].endswith(
+        "<|im_start|>user\nAnn: Who are you?<|im_end|>\n<|im_start|>assistant\n"
+        "Mira: I am Mira.<|im_end|>\n<|im_start|>user\nAnn:")
+    assert "point of view" not in sent["prompt"]
+    assert "\nMira:" in sent["stop"]
+
+
 @pytest.mark.parametrize(("sysprompt", "system_prompt", "opening"), [
     ({"name": "Neutral - Chat", "enabled": False, "content": "Write {{char}}'s next reply."},
      "", "<|im_start|>system\nA field medic"),
