@@ -94,9 +94,11 @@ def st_settings_text(data: Path, stub: StubLLM, key: str, st_root: Path, pristin
     power = settings["power_user"]
     power.update({"instruct": {**instruct, "enabled": True, "preset": instruct["name"]},
                   "context": {**context, "preset": context["name"]},
-                  # PersonaLab's main prompt is empty unless one is set: so is this one
-                  # (a card's system prompt still replaces it, as in both apps).
-                  "sysprompt": {"enabled": True, "name": "Empty", "content": ""},
+                  # A fresh install's System Prompt, which PersonaLab sends in text completion
+                  # too since 2026-12-03 (a card's system prompt replaces it in both apps).
+                  "sysprompt": {"enabled": True, "name": "Neutral - Chat",
+                                "content": "Write {{char}}'s next reply in a fictional chat "
+                                           "between {{char}} and {{user}}."},
                   "tokenizer": 3})  # LLaMA's, local: no token-count calls to the stub
     path.write_text(json.dumps(settings, indent=2))
 
