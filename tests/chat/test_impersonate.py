@@ -204,7 +204,8 @@ def test_the_settings_page_saves_the_instruction_and_refuses_a_bad_one_by_name(
     client.force_login(staff)
     form = {"thresholds.rag_fallback_threshold": "3", "thresholds.summary_last_n_turns": "5",
             "limits.max_total_tokens": "100000", "limits.middle_section_warning_tokens": "5000",
-            "limits.conversation_max_tokens": "100000", "preferences.summary_order": "summary_first"}
+            "limits.conversation_max_tokens": "100000",
+            "preferences.summary_order": "summary_first"}
     assert 'name="prompt.impersonation_prompt"' in client.get("/settings/").content.decode()
     saved = client.post("/settings/", {**form, "prompt.impersonation_prompt": "[Be {{user}}.]"})
     assert saved.status_code == 302
