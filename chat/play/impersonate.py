@@ -28,7 +28,7 @@ from chat.play.prompt_refusal import prompt_refusal_said
 from chat.play.regex_scripts import turn_regex
 from chat.play.reply_limit import pieces_capped
 from chat.play.story_choice import text_completion_on
-from chat.play.turn import Emit, TurnRefused, instance_locked
+from chat.play.turn import Emit, TurnRefused, instance_locked, reply_names
 from library.errors import ItemWithheld
 from library.find_replace.scripts import USER_INPUT, RegexRun
 from library.selectors import persona_effective
@@ -123,6 +123,11 @@ def impersonate_plan(store: FileStore, *, instance_id: str) -> ImpersonatePlan:
         regex=turn_regex(store, ctx))
 
 
+def _names_cleaned(text: str, plan: ImpersonatePlan, provider: Provider) -> str:
+    return reply_names_cleaned(text, **reply_names(plan.llm_context, provider,
+                                                   impersonate=True))
+
+
 async def impersonate_run(store: FileStore, *, instance_id: str, emit: Emit,
                           provider: Provider | None = None,
                           stop: asyncio.Event | None = None) -> ImpersonateResult:
@@ -148,12 +153,7 @@ async def impersonate_run(store: FileStore, *, instance_id: str, emit: Emit,
         text = "".join(pieces)
         if plan.regex and text:
             text = await asyncio.to_thread(plan.regex.text, text, USER_INPUT)
-        if not error:
-            context = plan.llm_context
-            text = reply_names_cleaned(
-                text, user_name=str(context.get("user_name") or ""),
-                char_name=str(context.get("character_name") or ""),
-                others=[str(name) for name in context.get("member_names") or []],
-                impersonate=True)
+        if not error:  # the template may be read from the files: off the event loop
+            text = await asyncio.to_thread(_names_cleaned, text, plan, provider)
     return ImpersonateResult(text=text, error=error, stopped=stopped,
                              truncated=bool(flags.get("truncated")))

@@ -41,6 +41,7 @@ from personalab.lib.filestore.jsonfile import utc_now
 from personalab.lib.filestore.store import FileStore
 from personalab.lib.filestore.writer import AssistantLineWriter
 from personalab.lib.llm import LLMError, Provider
+from personalab.lib.llm_text import TextCompletionProvider
 from personalab.lib.locks import LockUnavailable
 from personalab.lib.reasoning import Reasoning
 from personalab.lib.reply_names import reply_names_cleaned
@@ -481,13 +482,19 @@ def _finish_line(writer, flags: dict[str, Any], run: RegexRun | None = None, *,
     return writer.finish(**regexed)
 
 
-def _reply_names(prepared: Prepared) -> dict[str, Any]:
-    """Whose names a finished reply is cleaned of: the player's, the speaker's, a group's
-    other members' (SillyTavern's cleanUpMessage)."""
-    context = prepared.llm_context
+def reply_names(context: dict[str, Any], provider: Provider | None, *,
+                impersonate: bool = False) -> dict[str, Any]:
+    """Whose names a finished reply (or impersonation) of a request with llm `context` is
+    cleaned of: the player's, the speaker's, a group's other members', and with a text
+    backend its instruct template's markers (SillyTavern's cleanUpMessage)."""
+    markers = None
+    if isinstance(provider, TextCompletionProvider):
+        with contextlib.suppress(LLMError):  # the request itself said what was wrong
+            markers = provider.template()
     return {"user_name": str(context.get("user_name") or ""),
             "char_name": str(context.get("character_name") or ""),
-            "others": [str(name) for name in context.get("member_names") or []]}
+            "others": [str(name) for name in context.get("member_names") or []],
+            "impersonate": impersonate, "markers": markers}
 
 
 async def _settled(sent: asyncio.Future, settle: Callable[..., Awaitable[Any]], *args: Any,
@@ -527,7 +534,8 @@ def _reply_settle(store: FileStore, ctx: TurnContext,
     the trace is saved: both wait on the disk, neither needs the other."""
     record = _finish_line(writer, flags, turn_regex(store, ctx),
                           shape=prepared.llm_context.get("reply_shape"),
-                          kept=len(ctx.continue_from or ""), names=_reply_names(prepared))
+                          kept=len(ctx.continue_from or ""),
+                          names=reply_names(prepared.llm_context, provider))
     director_report, state = director_step(store, instance_id=ctx.instance_id, reply=record,
                                            counts_miss=counts_miss)
     writing = (_state_writes.submit(store.instance_state_write, ctx.instance_id, state)

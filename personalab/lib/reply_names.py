@@ -3,14 +3,46 @@
 `allow_name2_display` off, group trimming on): a reply stops where the model starts writing the
 player's line (or, in a group, another member's), and the speaker's own `Name:` at a line's
 start is taken off; an impersonation stops at the character's line and loses the player's own
-`Name:`. Framework-free; names are matched as literal text (escaped), linear in the reply."""
+`Name:`. In text completion the instruct template's markers go too: the text stops at its stop
+sequence or the player's turn marker, and the lines of the other turn markers are removed.
+Framework-free; names are matched as literal text (escaped), linear in the reply."""
 
 from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from typing import Protocol
 
 ENDOFTEXT = "<|endoftext|>"
+
+
+class Markers(Protocol):
+    """The instruct template's sequences the clean-up reads (personalab.lib.instruct)."""
+
+    stop_sequence: str
+    input_sequence: str
+    output_sequence: str
+    last_output_sequence: str
+
+
+def _cut_at(text: str, marker: str) -> str:
+    return text[:text.index(marker)] if marker and marker in text else text
+
+
+def _lines_removed(text: str, sequence: str) -> str:
+    for line in sequence.split("\n"):
+        if line.strip():
+            text = text.replace(line, "")
+    return text
+
+
+def _markers_cleaned(text: str, markers: Markers, *, impersonate: bool) -> str:
+    """SillyTavern's instruct steps of cleanUpMessage, with the sequences as written."""
+    text = _cut_at(_cut_at(text, markers.stop_sequence), markers.input_sequence)
+    if impersonate:
+        return _lines_removed(text, markers.input_sequence)
+    return _lines_removed(_lines_removed(text, markers.output_sequence),
+                          markers.last_output_sequence)
 
 
 def _cut_at_line(text: str, name: str) -> str:
@@ -22,14 +54,17 @@ def _cut_at_line(text: str, name: str) -> str:
 
 
 def reply_names_cleaned(text: str, *, user_name: str, char_name: str,
-                        others: Sequence[str] = (), impersonate: bool = False) -> str:
+                        others: Sequence[str] = (), impersonate: bool = False,
+                        markers: Markers | None = None) -> str:
     """`text` (a reply by `char_name`, or with `impersonate` the player's suggested line)
-    cleaned of speakers' names as SillyTavern cleans it; `others`: a group's other members."""
+    cleaned of speakers' names as SillyTavern cleans it; `others`: a group's other members;
+    `markers`: the instruct template of a text-completion turn."""
     cut = char_name if impersonate else user_name
     if cut:
         text = _cut_at_line(text, cut)
-    if ENDOFTEXT in text:
-        text = text[:text.index(ENDOFTEXT)]
+    text = _cut_at(text, ENDOFTEXT)
+    if markers is not None:
+        text = _markers_cleaned(text, markers, impersonate=impersonate)
     for name in others:  # SillyTavern's cleanGroupMessage: the speaker itself is skipped
         if name and name != char_name:
             text = _cut_at_line(text, name)

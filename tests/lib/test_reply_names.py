@@ -7,7 +7,11 @@ import time
 
 import pytest
 
+from personalab.lib.instruct import InstructTemplate
+from personalab.lib.instruct_presets import BUILT_IN
 from personalab.lib.reply_names import reply_names_cleaned
+
+CHATML = InstructTemplate(**BUILT_IN["chatml"])
 
 
 @pytest.mark.parametrize(("said", "kept"), [
@@ -43,3 +47,14 @@ def test_names_are_text_and_a_long_reply_is_cleaned_in_linear_time():
     started = time.perf_counter()
     assert reply_names_cleaned(reply * 5, user_name="Ann", char_name="Mira") == "\nx" * 5
     assert time.perf_counter() - started < 0.5
+
+
+@pytest.mark.parametrize(("said", "impersonate", "kept"), [
+    ("Hi.<|im_end|>\n<|im_start|>user\nmore", False, "Hi."),
+    ("Hi.\n<|im_start|>assistant\nMore.", False, "Hi.\n\nMore."),
+    ("I nod.\n<|im_start|>user\nAgain.", True, "I nod."),  # cut at the input sequence
+    ("I nod <|im_start|>assistant", True, "I nod <|im_start|>assistant"),
+])
+def test_a_text_templates_markers_go_as_sillytavern_removes_them(said, impersonate, kept):
+    assert reply_names_cleaned(said, user_name="Ann", char_name="Mira", markers=CHATML,
+                               impersonate=impersonate) == kept

@@ -11,6 +11,7 @@ from __future__ import annotations
 import pytest
 
 from library.personas.services import persona_create
+from tests.group_turns import session_lines
 from tests.stub_llm import Reply
 from tests.text_turns import english, group_create, group_turn, solo_create, turn
 
@@ -126,6 +127,22 @@ def test_an_impersonation_ends_on_the_players_turn_without_chat_completions_inst
         "Mira: I am Mira.<|im_end|>\n<|im_start|>user\nAnn:")
     assert "point of view" not in sent["prompt"]
     assert "\nMira:" in sent["stop"]
+
+
+@pytest.mark.parametrize(("said", "kept"), [
+    ("Hi.<|im_end|>\n<|im_start|>user\nAnn: more", "Hi."),  # the stop sequence
+    ("Hi.\n<|im_start|>assistant\nMira: More.", "Hi.\n\nMore."),  # its own marker's line
+])
+def test_a_reply_past_the_templates_markers_is_cleaned_as_sillytavern_cleans_it(
+        store, alice, staff, client, text_api, said, kept):
+    # A server that ignores stop strings: cleanUpMessage cuts at the stop and input
+    # sequences and removes the output sequence's lines, then the names.
+    _presets(client, staff, CHATML, CHATML_CONTEXT)
+    english(store)
+    instance_id = solo_create(store, alice, CARD)
+    text_api.script(Reply(said))
+    turn(store, instance_id)
+    assert session_lines(store, instance_id)[-1]["content"] == kept
 
 
 @pytest.mark.parametrize(("sysprompt", "system_prompt", "opening"), [
