@@ -40,6 +40,7 @@ from personalab.lib.errors import AppError
 from personalab.lib.filestore.jsonfile import utc_now
 from personalab.lib.filestore.store import FileStore
 from personalab.lib.filestore.writer import AssistantLineWriter
+from personalab.lib.instruct import instruct_stop
 from personalab.lib.llm import LLMError, Provider
 from personalab.lib.llm_text import TextCompletionProvider
 from personalab.lib.locks import LockUnavailable
@@ -487,14 +488,19 @@ def reply_names(context: dict[str, Any], provider: Provider | None, *,
     """Whose names a finished reply (or impersonation) of a request with llm `context` is
     cleaned of: the player's, the speaker's, a group's other members', and with a text
     backend its instruct template's markers (SillyTavern's cleanUpMessage)."""
+    user, char = str(context.get("user_name") or ""), str(context.get("character_name") or "")
+    others = [str(name) for name in context.get("member_names") or []]
     markers = None
     if isinstance(provider, TextCompletionProvider):
         with contextlib.suppress(LLMError):  # the request itself said what was wrong
             markers = provider.template()
-    return {"user_name": str(context.get("user_name") or ""),
-            "char_name": str(context.get("character_name") or ""),
-            "others": [str(name) for name in context.get("member_names") or []],
-            "impersonate": impersonate, "markers": markers}
+    # SillyTavern's getStoppingStrings: the other side's name, the player's, the other members'
+    stops = (instruct_stop(markers, user_name=user, char_name=char, impersonate=impersonate,
+                           others=others) if markers is not None
+             else [f"\n{name}:" for name in dict.fromkeys(
+                 [char if impersonate else user, user, *others]) if name])
+    return {"user_name": user, "char_name": char, "others": others,
+            "impersonate": impersonate, "markers": markers, "stops": stops}
 
 
 async def _settled(sent: asyncio.Future, settle: Callable[..., Awaitable[Any]], *args: Any,

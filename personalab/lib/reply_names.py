@@ -45,6 +45,17 @@ def _markers_cleaned(text: str, markers: Markers, *, impersonate: bool) -> str:
                           markers.last_output_sequence)
 
 
+def _stop_start_cut(text: str, stops: Sequence[str]) -> str:
+    """`text` without the start of a stop string it ends in (a reply cut short by its length
+    mid-marker), the longest start of each, as SillyTavern's first step."""
+    for stop in stops:
+        for size in range(len(stop), 0, -1):
+            if text.endswith(stop[:size]):
+                text = text[:-size]
+                break
+    return text
+
+
 def _cut_at_line(text: str, name: str) -> str:
     """`text` up to where a line starts with `name:` (the whole text when it starts so)."""
     if text.startswith(f"{name}:"):
@@ -55,10 +66,11 @@ def _cut_at_line(text: str, name: str) -> str:
 
 def reply_names_cleaned(text: str, *, user_name: str, char_name: str,
                         others: Sequence[str] = (), impersonate: bool = False,
-                        markers: Markers | None = None) -> str:
+                        markers: Markers | None = None, stops: Sequence[str] = ()) -> str:
     """`text` (a reply by `char_name`, or with `impersonate` the player's suggested line)
     cleaned of speakers' names as SillyTavern cleans it; `others`: a group's other members;
-    `markers`: the instruct template of a text-completion turn."""
+    `markers`: the instruct template of a text-completion turn; `stops`: its stop strings."""
+    text = _stop_start_cut(text, stops)
     cut = char_name if impersonate else user_name
     if cut:
         text = _cut_at_line(text, cut)

@@ -58,3 +58,14 @@ def test_names_are_text_and_a_long_reply_is_cleaned_in_linear_time():
 def test_a_text_templates_markers_go_as_sillytavern_removes_them(said, impersonate, kept):
     assert reply_names_cleaned(said, user_name="Ann", char_name="Mira", markers=CHATML,
                                impersonate=impersonate) == kept
+
+
+@pytest.mark.parametrize(("said", "kept"), [
+    ("Hi.\n<|im_", "Hi."),  # cut short by its length mid-marker
+    ("Hi.\nAn", "Hi."),
+    ("Hi. An", "Hi. An"),
+    ("Hi.\n", "Hi."),  # a newline is the start of every stop string here
+])
+def test_a_reply_loses_the_start_of_a_stop_string_it_ends_in(said, kept):
+    assert reply_names_cleaned(said, user_name="Ann", char_name="Mira",
+                               stops=["\n<|im_end|>", "\nAnn:"]) == kept

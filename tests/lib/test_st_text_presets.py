@@ -132,6 +132,7 @@ def test_an_impersonation_ends_on_the_players_turn_without_chat_completions_inst
 @pytest.mark.parametrize(("said", "kept"), [
     ("Hi.<|im_end|>\n<|im_start|>user\nAnn: more", "Hi."),  # the stop sequence
     ("Hi.\n<|im_start|>assistant\nMira: More.", "Hi.\n\nMore."),  # its own marker's line
+    ("Hi.\n<|im_st", "Hi."),  # cut short by its length mid-marker
 ])
 def test_a_reply_past_the_templates_markers_is_cleaned_as_sillytavern_cleans_it(
         store, alice, staff, client, text_api, said, kept):
