@@ -292,6 +292,67 @@ PLANTED.update({
 })
 
 
+# A fourth such set (2026-12-03, R3): written before the work it measures, on conversations no
+# earlier set or mend used (LoCoMo conv-43, REALTALK Chat_10, MemDaily u41 and u45), asked as
+# people ask (short, slang, typos, pronoun follow-ups, colloquial Chinese). The planted facts
+# fit their chats: conv-43's Tim is a student with no job named, Chat_10's Fahim works at a job
+# never named, u41's and u45's players have a 下属 and a 上司 in Qingdao / at a bank branch.
+# Some ask in words the said-instead table lacks ("for cash", "vet", 掌勺, 信贷). Played alone
+# with --only "own fact held out 4".
+HELD4 = "own fact held out 4"
+PROBES.update({
+    "locomo/conv-43.json": [
+        (HELD4, ["wait whats my job again"], ["P1"]),
+        (HELD4, ["what do i do for cash these days?"], ["P1"]),
+        (HELD4, ["whered i grow up again"], ["P2"]),
+        (HELD4, ["whats my sister do for work?"], ["P3"]),
+        (HELD4, ["remember my sister Claire?", "what does she do again?"], ["P3"]),
+        (HELD4, ["what car do i drive lol"], ["P4"]),
+    ],
+    "realtalk-dev/Chat_10_Fahim_Muhhamed.json": [
+        (HELD4, ["yo whats my job again"], ["P1"]),
+        (HELD4, ["where do i work again lol"], ["P1"]),
+        (HELD4, ["wher was i born"], ["P2"]),
+        (HELD4, ["whats my birds name"], ["P3"]),
+    ],
+    "memdaily-zh-dev/memdaily-u41.json": [
+        (HELD4, ["我是干啥工作的来着？"], ["P1"]),
+        (HELD4, ["我上班是做什么的？"], ["P1"]),
+        (HELD4, ["我老家哪的？"], ["P2"]),
+        (HELD4, ["我同事是干嘛的来着？", "那她老家是哪儿的？"], ["D4:4"]),
+        (HELD4, ["我下属叫啥？", "他多高？"], ["D5:1"]),
+    ],
+    "memdaily-zh-dev/memdaily-u45.json": [
+        (HELD4, ["我是搞什么的来着？"], ["P1"]),
+        (HELD4, ["我干啥工作的"], ["P1"]),
+        (HELD4, ["我婶婶是做什么的？", "那她多大了？"], ["D4:1"]),
+        (HELD4, ["我上司电话多少来着？", "那他邮箱呢？"], ["D5:8"]),
+        (HELD4, ["我打小在哪儿长大的来着"], ["P2"]),
+    ],
+})
+PLANTED.update({
+    "locomo/conv-43.json": [
+        ("P1", 3, "Sorry for the slow replies, I work weekends at a little bookshop downtown to "
+                  "pay for school."),
+        ("P2", 6, "I grew up in a small town in Vermont, snow half the year."),
+        ("P3", 9, "My older sister Claire is a vet now, she just opened her own clinic."),
+        ("P4", 12, "Still driving my dad's old Subaru, it makes a weird noise every morning."),
+    ],
+    "realtalk-dev/Chat_10_Fahim_Muhhamed.json": [
+        ("P1", 4, "i work at the pharmacy on main st, mostly filling prescriptions lol"),
+        ("P2", 8, "i was born in lahore but my family came over when i was like 3"),
+        ("P3", 12, "we have a parakeet named kiwi, she screams every morning"),
+    ],
+    "memdaily-zh-dev/memdaily-u41.json": [
+        ("P1", 3, "我在青岛一家酒店掌勺，天天忙到半夜。"),
+        ("P2", 6, "我老家在山东烟台，小时候常去海边。"),
+    ],
+    "memdaily-zh-dev/memdaily-u45.json": [
+        ("P1", 4, "我在支行管信贷业务，天天跟客户打交道。"),
+        ("P2", 7, "我是在湖南长沙长大的，特别能吃辣。"),
+    ],
+})
+
 class RoundProvider:
     """Answers at once; keeps every request of the last turn (a group's round)."""
 
