@@ -298,7 +298,8 @@ PLANTED.update({
 # fit their chats: conv-43's Tim is a student with no job named, Chat_10's Fahim works at a job
 # never named, u41's and u45's players have a 下属 and a 上司 in Qingdao / at a bank branch.
 # Some ask in words the said-instead table lacks ("for cash", "vet", 掌勺, 信贷). Played alone
-# with --only "own fact held out 4".
+# with --only "own fact held out 4". On 1f8c069 (main's recall, before R3's changes; 2026-12-03
+# 10:14-10:32, load 11): found 20/20, @5 12/20, @10 14/20.
 HELD4 = "own fact held out 4"
 PROBES.update({
     "locomo/conv-43.json": [
