@@ -15,7 +15,8 @@ from __future__ import annotations
 import re
 
 from memory.recall.floor import content_words
-from memory.recall.queries import PUNCTUATION, query_extract
+from memory.recall.queries import PUNCTUATION, chat_words_plain, query_extract
+from memory.recall.whose import PEOPLE_EN, PEOPLE_ZH
 
 # Openings that continue or correct the turn before ("And her birthday?", "No, the other dog",
 # "What about Tom?"); 那 only as "then" (那他呢), never as "that" (那个/那天/那家…).
@@ -37,7 +38,23 @@ CARRIED_CHARS = 300
 _CJK = re.compile(r"[\u3400-\u9fff]")
 _WORD = re.compile(r"[a-z']+")
 
-__all__ = ["follow_up_carried", "leans_on_before"]
+# Who a pronoun stands for, when the line before asked about someone ("我下属是哪里人来着？" then
+# "那他多大了？"): the possessor and the person words that open it, or "my/your … sister (Claire)".
+POSSESSORS_ZH = ("我们的", "我的", "我们", "我", "咱们的", "咱们", "咱", "你的", "你")
+POSSESSIVES_EN = frozenset("my your our their his her".split())
+PERSON_LOOK_AHEAD = 3  # words after a possessive read for its person word ("my older sister")
+CLAUSE_MAX_CHARS = 60  # of a clause that says which person ("ur friend who works in chinatown")
+_WORD_SPAN = re.compile(r"[A-Za-z']+")
+_CLAUSE = re.compile(r"\s+(?:who|that)\s[^,?!.;]{1,%d}" % CLAUSE_MAX_CHARS)
+PLURAL_EN = frozenset("kids children parents folks friends siblings cousins grandparents "
+                      "coworkers colleagues roommates classmates teammates neighbors neighbours "
+                      "sisters brothers sons daughters".split())
+PERSON_PRONOUNS_ZH = ("他", "她")  # 它 is a thing's
+PLURAL_PRONOUNS_EN = frozenset("they them their theirs".split())
+_PRONOUN_EN = re.compile(r"(?<![a-z'])(he|him|his|she|her|hers|they|them|their|theirs)(?![a-z'])",
+                         re.IGNORECASE)
+
+__all__ = ["follow_up_carried", "follow_up_resolved", "leans_on_before"]
 
 
 def leans_on_before(text: str) -> bool:
@@ -70,10 +87,96 @@ def _someone_named(line: str) -> bool:
 
 
 def follow_up_carried(text: str, before: str) -> str:
-    """The search for `text` with the player's line `before` it carried, as one question
-    (its question marks dropped so the two are searched together); "" when `text` does not
-    lean on it or there is nothing before."""
+    """The search for `text` with the player's line `before` it: the question it stands for
+    when `before` asked about someone (follow_up_resolved), else both lines as one question
+    (question marks dropped so the two are searched together); "" when `text` does not lean on
+    it or there is nothing before."""
     before = " ".join(before.split())[-CARRIED_CHARS:]
     if not before or not leans_on_before(text):
         return ""
-    return f"{before.replace('?', ' ').replace('？', '，')} {text.strip()}"
+    return (follow_up_resolved(text, before)
+            or f"{before.replace('?', ' ').replace('？', '，')} {text.strip()}")
+
+
+def _asks(line: str) -> bool:
+    return line.rstrip().endswith(("?", "？")) or (
+        bool(_CJK.search(line)) and any(word in line for word in ASKING_ZH))
+
+
+def follow_up_resolved(text: str, before: str) -> str:
+    """`text` as the question it stands for when the player's question `before` asked about
+    someone: the pronoun replaced by who it was ("那他多大了？" after "我下属是哪里人来着？" ->
+    "我下属多大了？", "what does she do?" after "remember my sister Claire?" -> "what does my
+    sister Claire do?"), or an elliptic "那X呢？" given the rest of the question before ("那我
+    上司呢？" after "我表弟生日是几号？" -> "我上司生日是几号？"). Carried whole, the question
+    before also brought what it asked (哪里人): its answer, not this one, came first. "" when
+    `before` is no question or names nobody `text` can stand for."""
+    if not _asks(before):
+        return ""
+    if _CJK.search(text):
+        return _resolved_zh(text.strip(), before.strip())
+    return _resolved_en(text.strip(), chat_words_plain(before))
+
+
+def person_split_zh(question: str) -> tuple[str, str]:
+    """(who, the rest) of a Chinese question that opens with a person: "我下属是哪里人来着？" ->
+    ("我下属", "是哪里人来着？"); ("", question) when it opens with no person word."""
+    text = _ZH_THEN.sub("", question.lstrip(PUNCTUATION), count=1)
+    head = next((p for p in POSSESSORS_ZH if text.startswith(p)), "")
+    rest, at = text[len(head):], 0
+    while word := max((w for w in PEOPLE_ZH if rest.startswith(w, at)), key=len, default=""):
+        at += len(word)
+    return (head + rest[:at], rest[at:]) if at else ("", question)
+
+
+def _resolved_zh(text: str, before: str) -> str:
+    who, asked = person_split_zh(before)
+    if not who:
+        return ""
+    line = _ZH_THEN.sub("", text.lstrip(PUNCTUATION), count=1)
+    pronoun = next((p for p in PERSON_PRONOUNS_ZH if p in line), "")
+    if pronoun:
+        return line.replace(pronoun, who, 1)
+    bare = line.rstrip(PUNCTUATION)
+    corrected = _correction_strip(bare)
+    if corrected != bare or (bare.endswith("呢") and not any(w in line for w in ASKING_ZH)):
+        other = corrected.removesuffix("呢")
+        if other.endswith("的") and asked.startswith("的"):
+            other = other[:-1]
+        return f"{other}{asked}" if person_split_zh(other)[0] else ""
+    return ""
+
+
+def _correction_strip(line: str) -> str:
+    """"不对，我是说我表姐的" -> "我表姐的": what the correction names instead."""
+    while opener := next((o for o in sorted(OPENERS_ZH, key=len, reverse=True)
+                          if line.startswith(o)), ""):
+        line = line[len(opener):].lstrip(PUNCTUATION)
+    return line
+
+
+def _resolved_en(text: str, before: str) -> str:
+    found = _PRONOUN_EN.search(text)
+    who = person_found_en(before, plural=found.group(1).lower() in PLURAL_PRONOUNS_EN
+                          ) if found else ""
+    return f"{text[:found.start()]}{who}{text[found.end():]}" if who else ""
+
+
+def person_found_en(line: str, *, plural: bool) -> str:
+    """The first person `line` names with a possessive ("my older sister Claire", "your kids",
+    "your friend who works in chinatown"), one or many as `plural` asks; "" when none."""
+    words = list(_WORD_SPAN.finditer(line))
+    for i, word in enumerate(words):
+        if word.group(0).lower() not in POSSESSIVES_EN:
+            continue
+        for person in words[i + 1:i + 1 + PERSON_LOOK_AHEAD]:
+            said = person.group(0).lower()
+            if said in PLURAL_EN if plural else said in PEOPLE_EN and said not in PLURAL_EN:
+                end = person.end()
+                after = line[end:]
+                named = re.match(r"\s+[A-Z][a-z]+\b", after)
+                if named and named.group(0).strip() != "I":
+                    end += named.end()
+                clause = _CLAUSE.match(line[end:])
+                return line[word.start():end + (clause.end() if clause else 0)]
+    return ""

@@ -40,7 +40,7 @@ from memory.recall.queries import (
     questions_split,
 )
 from memory.recall.unembedded import searched_as_if_stored, unembedded_score
-from memory.recall.whose import asked_of_asker, told_before, told_of_another
+from memory.recall.whose import asked_of_asker, told_before, told_by_asker, told_of_another
 from memory.vectors.index import Hit, MemoryIndex
 from personalab.lib.embedding.embeddings import CJK_CHAR
 from personalab.lib.embedding.give_way import recall_held
@@ -441,9 +441,12 @@ def others_lower(question: str, hits: list[Hit],
 
     def lowered(hit: Hit) -> Hit:
         keyword = (1 - DENSE_WEIGHT) * getattr(hit, "keyword", 0.0)
-        if told_of_another(hit.text, words):
-            dense = DENSE_WEIGHT * getattr(hit, "dense", 0.0)
+        dense = DENSE_WEIGHT * getattr(hit, "dense", 0.0)
+        by_asker = str(hit.metadata.get("role") or "") != "assistant"
+        if told_of_another(hit.text, words, by_asker=by_asker):
             return replace(hit, score=hit.score - (1 - ALTERNATIVE_WEIGHT) * (keyword + dense))
+        if told_by_asker(hit.text, words, by_asker=by_asker):
+            return replace(hit, score=hit.score + (1 - ALTERNATIVE_WEIGHT) * (keyword + dense))
         if told_before(hit.text, context.get(hit.key, []), words):
             return replace(hit, score=hit.score - (1 - ALTERNATIVE_WEIGHT) * keyword)
         return hit

@@ -15,12 +15,16 @@ import re
 
 from memory.keyword_index.said_instead import kinds_asked
 
-__all__ = ["asked_of_asker", "told_before", "told_of_another"]
+__all__ = ["asked_of_asker", "told_before", "told_by_asker", "told_of_another"]
 
 # Words right before the kind's word that make it someone else's.
 OTHERS_EN = frozenset("your his her their its".split())
 MINE_EN = frozenset("my our".split())
 OTHERS_ZH = ("他", "她", "它", "你", "您")
+YOURS_EN = frozenset({"your"})
+YOURS_ZH = ("你", "您")
+# A line said to the player names them: "you", "你" anywhere in it.
+_ADDRESSED = re.compile(r"(?<![a-z'’])(?:you|your|yours|u|ur)(?![a-z])|[你您]")
 MINE_ZH = ("我", "我的", "我们", "我们的", "咱", "咱们", "咱们的", "俺")
 # The people one's own words speak of: "my sister works at…", "我上司上班的地方…", "我表姐老家…"
 # tell the sister's, the boss's, the cousin's. Kin, partners and the people of work and school.
@@ -33,7 +37,8 @@ roommate classmate teammate manager
 PEOPLE_ZH = ("上司", "领导", "老板", "同事", "下属", "朋友", "同学", "室友", "邻居", "哥", "姐",
              "弟", "妹", "爸", "妈", "父", "母", "儿子", "女儿", "孩子", "老公", "老婆", "丈夫",
              "妻子", "男朋友", "女朋友", "男友", "女友", "对象", "表", "堂", "叔", "伯", "姑", "舅",
-             "姨", "爷", "奶", "外公", "外婆", "侄", "闺蜜", "师傅", "老师")
+             "姨", "婶", "嫂", "爷", "奶", "外公", "外婆", "侄", "闺蜜", "师傅", "老师", "手下",
+             "员工")
 # What a question puts between 我 and the kind's word without naming anyone: "我在哪上班",
 # "我是哪里人", "我是做什么工作的".
 _ASKING_ZH = frozenset("的是在哪儿里什么做干啥从")
@@ -44,6 +49,12 @@ _CLAUSE_END = "，,。.！!？?；;：:、\n"
 LOOK_BACK = 12  # characters before a word read for its owner
 SCAN_CHARS = 2000  # of a line, the first characters are read
 _WORD_EN = re.compile(r"[a-z]+(?:['’][a-z]+)?")
+# Words that speak to the listener only to ask them to remember or tell.
+_LISTENER_ASKED = re.compile(
+    r"(?<![a-z])(?:do|did|can|could|would|will)?\s*(?:you|u)\s+(?:remember|recall|know|tell|"
+    r"remind)(?![a-z])|(?<![a-z])(?:told|tell|remind|asked)\s+(?:you|u)(?![a-z])")
+# The asker as the subject: "I …", "I'm …"; 我 opening a clause, not "我的 X" / "我上司".
+_I_EN = re.compile(r"(?<![a-z'’])i(?:['’](?:m|ve|d|ll))?(?![a-z'’])")
 _CJK = re.compile(r"[\u3400-\u9fff]")
 
 
@@ -55,9 +66,12 @@ def _before(text: str, start: int) -> str:
 
 
 def _owner(text: str, start: int, *, chinese: bool) -> str:
-    """"mine", "other" or "" (not said) for the word at `start` of the lower-cased `text`."""
+    """"mine", "yours", "other" or "" (not said) for the word at `start` of the lower-cased
+    `text`, as its speaker says it."""
     before = _before(text, start)
     if chinese:
+        if before.endswith(YOURS_ZH):
+            return "yours"
         if before.endswith(OTHERS_ZH) or (before.endswith("的") and not before.endswith(MINE_ZH)
                                           and "我" not in before):
             return "other"
@@ -71,6 +85,8 @@ def _owner(text: str, start: int, *, chinese: bool) -> str:
     last = words[-1] if words else ""
     if last in MINE_EN:
         return "mine"
+    if last in YOURS_EN:
+        return "yours"
     if last in OTHERS_EN or last in PEOPLE_EN or last.endswith(("'s", "’s")):
         return "other"
     return ""
@@ -94,7 +110,7 @@ def asked_of_asker(question: str) -> tuple[str, ...]:
     kinds = [(key, words, _owner(text, text.find(key), chinese=bool(_CJK.search(key))))
              for key, words in kinds_asked(text)]
     mine = [words for _, words, owner in kinds if owner == "mine"]
-    if any(owner == "other" for *_, owner in kinds) or len(mine) > 1:
+    if any(owner in ("other", "yours") for *_, owner in kinds) or len(mine) > 1:
         return ()
     if mine:
         return mine[0]
@@ -105,24 +121,65 @@ def asked_of_asker(question: str) -> tuple[str, ...]:
     # is the subject or the one it is for, and nobody is named.
     _, words = english[0]
     said = _WORD_EN.findall(text)
+    # "you" names the character ("what time do u wake up for work? no i mean…"), except in
+    # the words that only ask to remember.
+    spoken = _WORD_EN.findall(_LISTENER_ASKED.sub(" ", text))
     named = [w for w in said if w in OTHERS_EN or w in MINE_EN or w in PEOPLE_EN
              or (w.endswith(("'s", "’s")) and w not in _ASKING_EN)]
+    named += [w for w in spoken if w in ("you", "u")]
     return words if ("i" in said or "me" in said) and not named else ()
 
 
-def told_of_another(line: str, words: tuple[str, ...]) -> bool:
+def told_of_another(line: str, words: tuple[str, ...], *, by_asker: bool = True) -> bool:
     """Whether every word of the kind in `line` is someone else's ("我上司的老家是江苏苏州",
-    "his job at the bank"); False when it holds none."""
+    "his job at the bank"); False when it holds none. A line the asker did not say
+    (`by_asker` False: the character's) tells its speaker's own fact by "my" / "I" / 我, and
+    the asker's by "your" / 你: "Because I work as a teacher…" is the character's job, "your
+    job at the bank" the player's; a word nobody owns is its speaker's unless the line speaks
+    to the player."""
     text = line.lower()[:SCAN_CHARS]
     held = False
+    addressed = not by_asker and bool(_ADDRESSED.search(text))
     for word in words:
         if word not in text:
             continue
         for at in _places(text, word):
-            if _owner(text, at, chinese=not word.isascii()) != "other":
+            if _heard(_owner(text, at, chinese=not word.isascii()), by_asker=by_asker,
+                      addressed=addressed) != "other":
                 return False
             held = True
     return held
+
+
+def _heard(owner: str, *, by_asker: bool, addressed: bool) -> str:
+    """`owner` as the speaker said it, turned to whose it is for the asker."""
+    if by_asker:
+        return "other" if owner == "yours" else owner
+    return {"mine": "other", "yours": "mine", "": "" if addressed else "other"}.get(owner, owner)
+
+
+def told_by_asker(line: str, words: tuple[str, ...], *, by_asker: bool = True) -> bool:
+    """Whether `line` tells the asker's own fact of the kind: a word of it not someone else's,
+    in a line where the asker speaks of themselves ("I work at a local IT company",
+    "我在社区医院当药剂师", the asker's line) or the character speaks of the asker ("your job
+    at the bank"). The mirror of told_of_another."""
+    text = line.lower()[:SCAN_CHARS]
+    addressed = not by_asker and bool(_ADDRESSED.search(text))
+    owners = {_heard(_owner(text, at, chinese=not word.isascii()), by_asker=by_asker,
+                     addressed=addressed)
+              for word in words if word in text for at in _places(text, word)}
+    if "mine" in owners:
+        return True
+    return by_asker and "" in owners and _asker_speaks(text)
+
+
+def _asker_speaks(text: str) -> bool:
+    """Whether the asker is the subject of a clause of the lower-cased `text`."""
+    if _I_EN.search(text):
+        return True
+    clauses = re.split(f"[{re.escape(_CLAUSE_END)}]", text)
+    return any(clause.strip().startswith("我") and not clause.strip()[1:].startswith(
+        ("的", "们", *PEOPLE_ZH)) for clause in clauses)
 
 
 def told_before(line: str, context: list[str], words: tuple[str, ...]) -> bool:

@@ -8,7 +8,12 @@ import asyncio
 import pytest
 
 from chat.prompt.recall_section import player_before
-from memory.recall.follow_up import follow_up_carried, leans_on_before
+from memory.recall.follow_up import (
+    follow_up_carried,
+    follow_up_resolved,
+    leans_on_before,
+    person_split_zh,
+)
 from tests.memory.memory_turns import memory_turn_run, trace_recalled
 from tests.memory.recall_chats import FACT_USER, recall_chat_seed
 
@@ -32,13 +37,52 @@ def test_a_line_that_asks_on_its_own(text):
 
 
 def test_the_line_before_is_carried_as_one_question_and_only_its_end():
-    carried = follow_up_carried("那我上司呢？", "我表弟生日是几号来着？")
-    assert carried == "我表弟生日是几号来着， 那我上司呢？"
+    carried = follow_up_carried("那她呢？", "邮票故事阅读会在哪儿办？")
+    assert carried == "邮票故事阅读会在哪儿办， 那她呢？"
+    assert follow_up_carried("When were they again?", "I'm still thinking about the interviews."
+                             ) == "I'm still thinking about the interviews. When were they again?"
     assert follow_up_carried("When did Caroline move?", "Tell me about Sweden.") == ""
     assert follow_up_carried("When did she get it?", "") == ""
     long_before = "x " * 400 + "my grandmother's necklace."
     assert follow_up_carried("Where did she live?", long_before).startswith("x x")
     assert len(follow_up_carried("Where did she live?", long_before)) < 400
+
+
+@pytest.mark.parametrize(("text", "before", "resolved"), [
+    # A pronoun stands for the person the question before asked about; what that question
+    # asked (哪里人) is not searched again: its answer came first.
+    ("那他多大了？", "我下属是哪里人来着？", "我下属多大了？"),
+    ("他单位叫啥？", "我下属在哪上班来着？", "我下属单位叫啥？"),
+    ("那她多大了？", "我婶婶是做什么的？", "我婶婶多大了？"),
+    # "那X呢？" and a correction name another person and ask what the question before asked.
+    ("那我上司呢？", "我表弟生日是几号来着？", "我上司生日是几号来着？"),
+    ("不对，我是说我表姐的", "我表弟的电话是多少？", "我表姐的电话是多少？"),
+    ("what does she do again?", "remember my older sister Claire?",
+     "what does my older sister Claire do again?"),
+    ("how long was his shift?", "ur friend who works in chinatown, did he miss the party?",
+     "how long was your friend who works in chinatown shift?"),
+    ("what were they making?", "are your kids still baking?", "what were your kids making?"),
+])
+def test_a_follow_up_stands_for_the_question_about_the_person_before(text, before, resolved):
+    assert follow_up_resolved(text, before) == resolved
+    assert follow_up_carried(text, before) == resolved
+
+
+@pytest.mark.parametrize(("text", "before"), [
+    ("Where did she live again?", "I was looking at that necklace my grandma gave me."),  # tells
+    ("那她呢？", "邮票故事阅读会在哪儿办？"),  # names nobody
+    ("what was she like?", "is your dog still sick?"),  # not a person
+    ("what were they about?", "did your sister call?"),  # one person, "they" many
+    ("那个活动呢？", "我表弟生日是几号？"),  # names no person
+])
+def test_a_follow_up_is_not_resolved_without_a_person_asked_about(text, before):
+    assert follow_up_resolved(text, before) == ""
+
+
+def test_a_question_opens_with_who_it_asks_about():
+    assert person_split_zh("我下属是哪里人来着？") == ("我下属", "是哪里人来着？")
+    assert person_split_zh("那我表姐生日呢？") == ("我表姐", "生日呢？")
+    assert person_split_zh("邮票故事阅读会在哪儿办？") == ("", "邮票故事阅读会在哪儿办？")
 
 
 def test_the_line_before_is_the_players_own_not_the_current_one():

@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 
 from memory.recall.rag import FusedHit, others_lower
-from memory.recall.whose import asked_of_asker, told_of_another
+from memory.recall.whose import asked_of_asker, told_by_asker, told_of_another
 
 
 @pytest.mark.parametrize("question", [
@@ -49,9 +49,39 @@ def test_a_line_tells_another_persons_fact_when_each_word_of_the_kind_is_theirs(
     assert told_of_another(line, asked_of_asker(question)) is another
 
 
-def _hit(doc_id: str, text: str, score: float, keyword: float, dense: float = 0.0) -> FusedHit:
+@pytest.mark.parametrize(("line", "another"), [
+    ("Because I work as a teacher, I get the summer off.", True),  # the character's own
+    ("Having to balance college and a teacher job is hard.", True),  # nobody's: the speaker's
+    ("Your job at the bank sounds stressful.", False),  # the player's, said to them
+    ("You'd be a great teacher!", False),  # speaks to the player
+    ("我在一家银行上班。", True),
+    ("你在银行上班很辛苦吧。", False),
+])
+def test_a_line_the_character_said_tells_its_own_fact_by_i_and_the_players_by_you(line, another):
+    words = asked_of_asker("what do I do for work?" if line.isascii() else "我在哪上班？")
+    assert told_of_another(line, words, by_asker=False) is another
+
+
+@pytest.mark.parametrize(("question", "line", "by_asker", "told"), [
+    ("我上班是干什么的？", "我在社区医院当药剂师，经常值夜班。", True, True),
+    ("我上班是干什么的？", "我的下属的单位叫北京卓越营销有限公司。", True, False),
+    ("我上班是干什么的？", "我手下的员工在山东青岛工作呢。", True, False),
+    ("我上班是干什么的？", "我叔叔是个内科专家。", True, False),
+    ("whats my line of work again", "I work at a local IT company", True, True),
+    ("whats my line of work again", "With 5 work days, you lose a day of work.", True, False),
+    ("whats my line of work again", "I work as a teacher, summers off!", False, False),
+    ("whats my line of work again", "How is your work at the bank going?", False, True),
+])
+def test_a_line_tells_the_askers_own_fact_when_the_asker_speaks_of_themselves(
+        question, line, by_asker, told):
+    assert told_by_asker(line, asked_of_asker(question), by_asker=by_asker) is told
+
+
+def _hit(doc_id: str, text: str, score: float, keyword: float, dense: float = 0.0,
+         role: str = "user") -> FusedHit:
     return FusedHit(id=doc_id, collection="turns", text=text, score=score,
-                    metadata={"instance_id": "inst"}, keyword=keyword, dense=dense)
+                    metadata={"instance_id": "inst", "role": role}, keyword=keyword,
+                    dense=dense)
 
 
 def test_the_asker_s_own_fact_comes_before_another_person_s():
@@ -60,6 +90,29 @@ def test_the_asker_s_own_fact_comes_before_another_person_s():
     assert [hit.id for hit in others_lower("我是哪里人？", hits)] == ["own", "boss"]
     # Asked about the boss, the boss's line stays first.
     assert [hit.id for hit in others_lower("我上司是哪里人？", hits)] == ["boss", "own"]
+
+
+def test_the_characters_own_job_comes_after_the_players():
+    # REALTALK Chat_8: the character's teacher lines ranked above the player's "I work at a
+    # local IT company" for "whats my line of work again" (14th).
+    hits = [_hit("theirs", "Because I work as a teacher, I get summers off.", 0.80, 1.0,
+                 dense=0.9, role="assistant"),
+            _hit("own", "I work at a local IT company", 0.70, 0.8, dense=0.6)]
+    assert [hit.id for hit in others_lower("what's my line of work?", hits)] == [
+        "own", "theirs"]
+    # Said by the player, the same words are the player's own.
+    hits[0].metadata["role"] = "user"
+    assert [hit.id for hit in others_lower("what's my line of work?", hits)] == [
+        "theirs", "own"]
+
+
+def test_the_askers_own_telling_comes_before_lines_that_only_share_the_kinds_word():
+    # u46: "我上班是干什么的？" found "我在社区医院当药剂师" 8th, under lines about a park and
+    # an uncle; raised as much as another person's fact is lowered, it comes first.
+    hits = [_hit("park", "我去参观的公园是笔架山公园。", 0.50, 0.0, dense=0.9),
+            _hit("own", "我在社区医院当药剂师，经常值夜班。", 0.40, 0.3, dense=0.6)]
+    assert [hit.id for hit in others_lower("我上班是干什么的？", hits)] == ["own", "park"]
+    assert [hit.id for hit in others_lower("我上司上班是干什么的？", hits)] == ["park", "own"]
 
 
 def test_another_person_s_fact_close_in_meaning_comes_after_the_asker_s_own():
@@ -80,7 +133,20 @@ def test_a_line_matching_through_another_person_s_line_before_it_comes_after_the
     assert [hit.id for hit in others_lower("我老家在哪？", [height, own], context)] == [
         "own", "height"]
     # With no context, or the context the asker's own, the line stands.
-    assert [hit.id for hit in others_lower("我老家在哪？", [height, own])] == ["height", "own"]
+    scores = {hit.id: hit.score for hit in others_lower("我老家在哪？", [height, own])}
+    assert scores["height"] == 0.75
     mine = {height.key: ["我老家是江苏苏州。"]}
-    assert [hit.id for hit in others_lower("我老家在哪？", [height, own], mine)] == [
-        "height", "own"]
+    scores = {hit.id: hit.score for hit in others_lower("我老家在哪？", [height, own], mine)}
+    assert scores["height"] == 0.75
+
+
+@pytest.mark.parametrize(("question", "asks_of_asker"), [
+    ("what do I do for work?", True),
+    ("do you remember what I do for work?", True),  # "you" only asks to remember
+    ("can you remind me what i do for a living", True),
+    ("what time do u wake up for work? no i mean after the party", False),  # the character's
+    ("what kind of work do you do?", False),
+])
+def test_you_in_a_question_names_the_character_unless_it_asks_to_remember(question,
+                                                                          asks_of_asker):
+    assert bool(asked_of_asker(question)) is asks_of_asker
