@@ -53,8 +53,8 @@ _WORD_EN = re.compile(r"[a-z]+(?:['’][a-z]+)?")
 _LISTENER_ASKED = re.compile(
     r"(?<![a-z])(?:do|did|can|could|would|will)?\s*(?:you|u)\s+(?:remember|recall|know|tell|"
     r"remind)(?![a-z])|(?<![a-z])(?:told|tell|remind|asked)\s+(?:you|u)(?![a-z])")
-# The asker as the subject: "I …", "I'm …"; 我 opening a clause, not "我的 X" / "我上司".
-_I_EN = re.compile(r"(?<![a-z'’])i(?:['’](?:m|ve|d|ll))?(?![a-z'’])")
+# The asker as the subject: "I …", "we're …"; 我 / 我们 opening a clause, not "我的 X" / "我上司".
+_I_EN = re.compile(r"(?<![a-z'’])(?:i|we)(?:['’](?:m|re|ve|d|ll))?(?![a-z'’])")
 _CJK = re.compile(r"[\u3400-\u9fff]")
 
 
@@ -177,9 +177,9 @@ def _asker_speaks(text: str) -> bool:
     """Whether the asker is the subject of a clause of the lower-cased `text`."""
     if _I_EN.search(text):
         return True
-    clauses = re.split(f"[{re.escape(_CLAUSE_END)}]", text)
-    return any(clause.strip().startswith("我") and not clause.strip()[1:].startswith(
-        ("的", "们", *PEOPLE_ZH)) for clause in clauses)
+    clauses = [clause.strip() for clause in re.split(f"[{re.escape(_CLAUSE_END)}]", text)]
+    return any(clause.startswith("我") and not clause.removeprefix("我").removeprefix(
+        "们").startswith(("的", *PEOPLE_ZH)) for clause in clauses)
 
 
 def told_before(line: str, context: list[str], words: tuple[str, ...]) -> bool:
