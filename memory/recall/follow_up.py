@@ -2,8 +2,10 @@
 about the player's grandmother, "And did you get accepted?",
 "那我上司呢？" after "我表弟生日是几号？",
 "no, I mean the cat you got later". Searched alone it names too little (or the wrong half of
-what is asked), so its search also carries the player's line before it. A line that names
-nothing and points at nothing ("How are you doing today?") is small talk, not a follow-up.
+what is asked), so its search also carries the player's line before it; when that line asked
+about someone, the follow-up is searched as the question it stands for ("那他多大了？" after
+"我下属是哪里人来着？" -> "我下属多大了？"). A line that names nothing and points at nothing ("How
+are you doing today?") is small talk, not a follow-up.
 
 Framework-free and pure: what leans is read from the grammar of the line (an opening "and",
 "no", "what about", 那, 不对; a pronoun with next to nothing and nobody named), never

@@ -51,7 +51,7 @@ SCAN_CHARS = 2000  # of a line, the first characters are read
 _WORD_EN = re.compile(r"[a-z]+(?:['’][a-z]+)?")
 # Words that speak to the listener only to ask them to remember or tell.
 _LISTENER_ASKED = re.compile(
-    r"(?<![a-z])(?:do|did|can|could|would|will)?\s*(?:you|u)\s+(?:remember|recall|know|tell|"
+    r"(?<![a-z])(?:(?:do|did|can|could|would|will)\s+)?(?:you|u)\s+(?:remember|recall|know|tell|"
     r"remind)(?![a-z])|(?<![a-z])(?:told|tell|remind|asked)\s+(?:you|u)(?![a-z])")
 # The asker as the subject: "I …", "we're …"; 我 / 我们 opening a clause, not "我的 X" / "我上司".
 _I_EN = re.compile(r"(?<![a-z'’])(?:i|we)(?:['’](?:m|re|ve|d|ll))?(?![a-z'’])")
