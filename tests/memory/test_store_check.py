@@ -31,7 +31,8 @@ def _segment(folder: Path, *, max_elements: int, count: int, stored: int,
     (folder / "header.bin").write_bytes(header)
     (folder / "data_level0.bin").write_bytes(b"\0" * (ELEMENT * stored))
     (folder / "length.bin").write_bytes(b"\0" * (4 * (stored if lengths is None else lengths)))
-    (folder / "link_lists.bin").write_bytes(b"")
+    # No element above level 0: each one's upper-level byte size is 0.
+    (folder / "link_lists.bin").write_bytes(b"\0" * (4 * count))
     return folder
 
 
@@ -51,6 +52,40 @@ def test_segment_sizes_against_their_header(tmp_path):
         _segment(tmp_path / "count", max_elements=100, count=200, stored=200))
     assert segment_problem(_segment(tmp_path / "other_format", max_elements=4096, count=3251,
                                     stored=19569, version=2)) == ""
+
+
+def _links_set(segment: Path, element: int, ids: list[int]) -> None:
+    data = segment / "data_level0.bin"
+    elements = np.fromfile(data, dtype="<u4").reshape(-1, ELEMENT // 4)
+    elements[element, 0] = len(ids)
+    elements[element, 1:1 + len(ids)] = ids
+    elements.tofile(data)
+
+
+def test_neighbour_ids_past_the_elements(tmp_path):
+    # Sizes intact, but the graph points past the header's elements: a search read past the
+    # index and killed the process that ran it.
+    level0 = _segment(tmp_path / "level0", max_elements=4096, count=300, stored=300)
+    _links_set(level0, 5, [1, 2, 299])
+    assert segment_problem(level0) == ""
+    _links_set(level0, 7, [1, 300, 0x7FFFFFF0])
+    assert segment_problem(level0) == "data_level0.bin: 2 neighbour ids past its 300 elements"
+    _links_set(level0, 7, [1] * 33)
+    assert segment_problem(level0) == "data_level0.bin: a list of 33 neighbours, at most 32 fit"
+
+    upper = _segment(tmp_path / "upper", max_elements=4096, count=300, stored=300)
+    level = struct.pack("<17I", 2, 4, 400, *[0] * 14)  # element 0 on level 1, one id past
+    (upper / "link_lists.bin").write_bytes(struct.pack("<I", len(level)) + level
+                                           + b"\0" * (4 * 299))
+    assert segment_problem(upper) == "link_lists.bin: 1 neighbour ids past its 300 elements"
+    (upper / "link_lists.bin").write_bytes(b"\0" * (4 * 200))
+    assert segment_problem(upper) == "link_lists.bin ends before its 300 elements"
+
+    entry = _segment(tmp_path / "entry", max_elements=4096, count=300, stored=300)
+    header = bytearray((entry / "header.bin").read_bytes())
+    struct.pack_into("<i", header, 56, 300)  # the entry point, after the top level
+    (entry / "header.bin").write_bytes(bytes(header))
+    assert "entry point 300" in segment_problem(entry)
 
 
 def test_marks_of_processes_gone_and_alive(tmp_path):
@@ -119,7 +154,8 @@ def test_a_damaged_store_is_set_aside_and_searched_again(tmp_path):
     damaged = store_check.store_check(chroma_path=chroma)
 
     assert damaged["turns_minilm"] == "data_level0.bin holds 400 elements, header.bin 200"
-    assert damaged["turns"] == "the check process died (signal 11)"
+    # turns' graph points past its elements: the check sees it, no child has to die of it.
+    assert damaged["turns"].endswith("neighbour ids past its 400 elements")
     aside = next((tmp_path / "event_library" / store_check.ASIDE).iterdir())
     assert sorted(p.name for p in aside.iterdir()) == [
         "turns", "turns.txt", "turns_minilm", "turns_minilm.txt"]
@@ -164,6 +200,22 @@ def test_a_store_whose_collections_cannot_be_deleted_is_moved_aside_whole(tmp_pa
     assert not chroma.exists()
     assert [p.name.split("-")[0] for p in tmp_path.iterdir() if p.is_dir()] == [
         "chroma_db.unreadable"]
+
+
+def test_a_graph_past_its_elements_is_set_aside_after_a_clean_stop(tmp_path, monkeypatch):
+    # No mark left: the store was closed cleanly, so no child searches it. Its damage was found
+    # only by the server's first search, which killed the server (and the turn under way).
+    chroma = tmp_path / "chroma_db"
+    _store_fake(chroma, {"turns": {"max_elements": 4096, "count": 300, "stored": 300},
+                         "plots": {"max_elements": 4096, "count": 300, "stored": 300}})
+    _links_set(chroma / "s-turns", 9, [3, 0x7FFFFFF0])
+    deleted = []
+    monkeypatch.setattr(store_check, "collections_delete",
+                        lambda path, names: deleted.extend(names))
+    assert store_check.store_check(chroma_path=chroma) == {
+        "turns": "data_level0.bin: 1 neighbour ids past its 300 elements"}
+    assert deleted == ["turns"]
+    assert not (chroma / "s-turns").exists() and (chroma / "s-plots").exists()
 
 
 def test_nothing_is_judged_while_another_live_process_has_the_store_open(tmp_path):

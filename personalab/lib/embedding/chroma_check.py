@@ -6,8 +6,9 @@ After kill -9s during the memory fill and `reindex --memory`, the `turns` segmen
 19,569 in the data, whose neighbour ids ran past the header's 4,096 slots. Every search failed
 ("Error querying knn") or killed the process (segfault), which no `except` catches. So:
 
-- `segments_damaged` compares each segment's file sizes with its header: no chromadb, a few
-  stat calls and one read of chroma.sqlite3 (milliseconds); it names only what it recognizes.
+- `segments_damaged` compares each segment's file sizes with its header and checks that its
+  graph's neighbour ids stay within its elements: no chromadb, one read of the link lists
+  and of chroma.sqlite3; it names only what it recognizes.
 - `collections_probe` opens each collection and runs one search in a child process
   (personalab/lib/embedding/chroma_probe.py): damage the sizes do not show (garbled neighbour
   ids) kills the child, not the caller.
@@ -23,7 +24,11 @@ import subprocess
 import sys
 from pathlib import Path
 
+import numpy as np
+
 HEADER_SIZE = 100  # hnswlib's persisted header, version 1: an int, then 12 fields
+HEADER_FORMAT = "<i6Qii3QdQ"
+LINKS_CHUNK = 8192  # elements of data_level0.bin read at a time: a bounded buffer at any size
 HEADER_VERSION = 1
 HNSW_SEGMENT = "urn:chroma:segment/vector/hnsw-local-persisted"
 PROBE_MODULE = "personalab.lib.embedding.chroma_probe"
@@ -82,7 +87,66 @@ def segment_problem(folder: Path) -> str:
                 f"header.bin {count}")
     if sizes["length.bin"] != 4 * stored:
         return f"length.bin holds {sizes['length.bin'] / 4:g} elements, data_level0.bin {stored}"
+    return links_problem(folder, header)
+
+
+def links_problem(folder: Path, header: bytes) -> str:
+    """Why the segment's graph points outside its elements, or "": a neighbour id past the
+    header's count (sizes intact) made every search read past the index and kill the process.
+    Reads data_level0.bin's link lists (the vectors are skipped a chunk at a time) and
+    link_lists.bin; "" for a layout this does not know."""
+    (_, offset, _, count, element_size, _, _, top_level, entry, max_m, max_m0,
+     *_) = struct.unpack(HEADER_FORMAT, header)
+    if count == 0:
+        return ""
+    if not 0 <= entry < count or top_level < 0:
+        return f"header.bin's entry point {entry} (level {top_level}) is not among its {count}"
+    first = offset // 4
+    if element_size % 4 or offset % 4 or first + 1 + max_m0 > element_size // 4:
+        return ""
+    level0 = np.memmap(folder / "data_level0.bin", dtype="<u4", mode="r",
+                       shape=(count, element_size // 4))
+    for start in range(0, count, LINKS_CHUNK):
+        problem = _lists_problem(np.asarray(level0[start:start + LINKS_CHUNK,
+                                                   first:first + 1 + max_m0]), count, max_m0)
+        if problem:
+            return f"data_level0.bin: {problem}"
+    return _upper_problem(folder / "link_lists.bin", count, max_m)
+
+
+def _lists_problem(lists: np.ndarray, count: int, width: int) -> str:
+    """Rows of [size, id * width] (hnswlib keeps the size in the low 16 bits)."""
+    sizes = lists[:, 0] & 0xFFFF
+    if np.any(sizes > width):
+        return f"a list of {int(sizes.max())} neighbours, at most {width} fit"
+    used = np.arange(width) < sizes[:, None]
+    bad = used & (lists[:, 1:] >= count)
+    if np.any(bad):
+        return f"{int(bad.sum())} neighbour ids past its {count} elements"
     return ""
+
+
+def _upper_problem(path: Path, count: int, max_m: int) -> str:
+    """link_lists.bin: per element a u32 byte size, then that many bytes of its upper levels'
+    lists ([size, id * max_m] each)."""
+    data = path.read_bytes()
+    level_bytes = 4 * (1 + max_m)
+    at, blocks = 0, []
+    for _ in range(count):
+        if at + 4 > len(data):
+            return f"link_lists.bin ends before its {count} elements"
+        (size,) = struct.unpack_from("<I", data, at)
+        at += 4
+        if size % level_bytes or at + size > len(data):
+            return f"link_lists.bin holds a list of {size} bytes it cannot hold"
+        if size:
+            blocks.append(data[at:at + size])
+        at += size
+    if not blocks:
+        return ""
+    lists = np.frombuffer(b"".join(blocks), dtype="<u4").reshape(-1, 1 + max_m)
+    problem = _lists_problem(lists, count, max_m)
+    return f"link_lists.bin: {problem}" if problem else ""
 
 
 def segments_damaged(chroma_path: Path) -> dict[str, str]:
