@@ -169,9 +169,11 @@ def _persona_record(store: FileStore, instance_id: str, state: dict[str, Any],
     number += 1
     records.append({"version": number, "evolved_persona": text, "created_at": now,
                     "source": source, **owner, **(extra or {})})
-    store.ledger_append(instance_id, PERSONA_LEDGER, records)
+    # The persona first: a kill between the two writes leaves it in effect and unrecorded,
+    # which the next change records (as above), never a version the prompt did not use.
     member_state_write(store, instance_id, state, character_id,
                        {**character, "evolved_persona": text})
+    store.ledger_append(instance_id, PERSONA_LEDGER, records)
     return number
 
 
