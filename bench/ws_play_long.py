@@ -1,8 +1,8 @@
 """A long chat played over a running server's WebSocket, as the page plays it: one player line a
 turn from a bench conversation (../shared/bench/realtalk-dev by default), a summarize and an
 update-memory every --summarize-every turns through the REST API, and the figures that must not
-grow: ms per turn, the server's RSS, the instance folder's bytes per turn, the index's
-lines against its embedded ones (memory jobs piling up).
+grow: ms per turn, the server's RSS (anonymous and file-backed), the instance folder's bytes
+per turn, the index's lines against its embedded ones (memory jobs piling up).
 
     PERSONALAB_DATA_DIR=/tmp/l2data HOST=127.0.0.1 PORT=8591 \\
         OPENAI_BASE_URL=http://127.0.0.1:8599/v1 OPENAI_API_KEY=x PERSONALAB_MODEL=stub-model \\
@@ -100,13 +100,17 @@ def chat_make(client: httpx.Client, args) -> dict:
             "next": 1}
 
 
-def server_rss_mb(pid: int | None) -> float | None:
+def server_memory(pid: int | None) -> str:
+    """The server's RSS and its two parts: anonymous (the heap: what a leak grows) and
+    file-backed (pages of memory-mapped files, such as the embedding tables' rows a text has
+    touched: shared with the page cache, bounded by the files' size, given back under pressure)."""
     if not pid:
-        return None
-    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
-        if line.startswith("VmRSS"):
-            return int(line.split()[1]) / 1024
-    return None
+        return "rss ? MB"
+    kinds = {line.split(":")[0]: int(line.split()[1]) / 1024
+             for line in Path(f"/proc/{pid}/status").read_text().splitlines()
+             if line.startswith(("VmRSS", "RssAnon", "RssFile"))}
+    return (f"rss {kinds.get('VmRSS', 0):.0f} MB (anon {kinds.get('RssAnon', 0):.0f}, "
+            f"file {kinds.get('RssFile', 0):.0f})")
 
 
 async def turn_play(socket, text: str, *, group: bool) -> dict:
@@ -160,8 +164,7 @@ async def play(args) -> None:
         if number % 10 == 0:
             detail = client.get(f"/api/v1/instances/{instance_id}").json()
             director = detail.get("director") or {}
-            rss = server_rss_mb(args.server_pid) or 0
-            print(f"turn {number}: {row['ms']} ms, rss {rss:.0f} MB, "
+            print(f"turn {number}: {row['ms']} ms, {server_memory(args.server_pid)}, "
                   f"folder {sum(f.stat().st_size for f in folder.rglob('*') if f.is_file())} B, "
                   f"index {detail.get('index')}, sessions {len(detail.get('sessions') or [])}, "
                   f"outline point {director.get('current_index')} "
@@ -176,11 +179,10 @@ async def play(args) -> None:
         if args.state:
             args.state.write_text(json.dumps(state))
     times = [row["ms"] for row in rows]
-    rss = server_rss_mb(args.server_pid) or 0
     print(f"ws_play_long turns={len(rows)} refused={sum(1 for r in rows if r.get('error'))} "
           f"median_ms_first40={statistics.median(times[:40] or [0]):.0f} "
           f"median_ms_last40={statistics.median(times[-40:] or [0]):.0f} "
-          f"slowest_ms={max(times or [0])} rss_mb={rss:.0f}", flush=True)
+          f"slowest_ms={max(times or [0])} {server_memory(args.server_pid)}", flush=True)
 
 
 def _login_again(base: str, data_dir: Path, client: httpx.Client) -> httpx.Client:
