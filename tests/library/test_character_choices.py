@@ -16,9 +16,9 @@ from django.urls import reverse
 from chat.services.instances import instance_create
 from library import character_labels
 from library.card_formats.card_import import character_import_card
+from library.character_picker import character_choices
 from library.character_services import character_save
 from library.models import Character
-from library.character_picker import character_choices
 from personalab.lib.names import labels_distinct
 
 pytestmark = pytest.mark.django_db
