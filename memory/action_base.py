@@ -16,6 +16,7 @@ from personalab.lib.filestore.store import FileStore
 from personalab.lib.llm import LLMError
 from personalab.lib.participants import member_ids
 from personalab.lib.prompt_language import locale_for_character
+from personalab.lib.uncancelled import run_whole
 
 
 def speaker_named(store: FileStore, state: dict[str, Any],
@@ -87,16 +88,7 @@ async def thread_writes_whole(write: Callable[..., T], *args: Any, **kwargs: Any
     """`write(*args, **kwargs)` on a thread, run to its end even when the awaiting request is
     cancelled meanwhile (its client gone; the cancellation is raised after): the caller
     releases the instance lock only once a memory action's writes are done."""
-    task = asyncio.ensure_future(asyncio.to_thread(write, *args, **kwargs))
-    cancelled = False
-    while not task.done():
-        try:
-            await asyncio.shield(task)
-        except asyncio.CancelledError:
-            cancelled = True
-    if cancelled:
-        raise asyncio.CancelledError
-    return task.result()
+    return await run_whole(asyncio.to_thread(write, *args, **kwargs))
 
 
 def session_messages(session: SessionRead) -> list[dict[str, Any]]:

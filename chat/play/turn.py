@@ -49,6 +49,7 @@ from personalab.lib.reply_names import reply_names_cleaned
 from personalab.lib.reply_shape import reply_shaped
 from personalab.lib.store_errors import InstanceBusy, StoreError
 from personalab.lib.story_string import StoryStringError
+from personalab.lib.uncancelled import run_whole
 
 log = logging.getLogger(__name__)
 
@@ -244,7 +245,7 @@ async def turn_locked(store: FileStore, *, instance_id: str, user_text: str, emi
 
     # The finished line (fsynced), the director's step, the trace file and its row take one hop
     # to a worker thread: each hop is a thread wake-up between the last token and `done`.
-    record, director_report = await _uncancelled(_settled(sent, database_sync_to_async(
+    record, director_report = await run_whole(_settled(sent, database_sync_to_async(
         _reply_settle, thread_sensitive=False), store, ctx, prepared, writer, flags,
         provider=provider, trace_id=trace_id, created_at=created_at,
         counts_miss=director_counts_miss, started=started, timings=timings))
@@ -437,22 +438,6 @@ async def _relay(pieces: AsyncIterator[str], writer: AssistantLineWriter,
         reader.cancel()  # a stopped reply closes the LLM stream
         with contextlib.suppress(asyncio.CancelledError):
             await reader
-
-
-async def _uncancelled(work: Awaitable[Any]) -> Any:
-    """`work` run to its end even when the turn is cancelled meanwhile (the cancellation is
-    raised after it): the reply's line must be whole, and fsynced, before the caller releases
-    the instance lock."""
-    task = asyncio.ensure_future(work)
-    cancelled = False
-    while not task.done():
-        try:
-            await asyncio.shield(task)
-        except asyncio.CancelledError:
-            cancelled = True
-    if cancelled:
-        raise asyncio.CancelledError
-    return task.result()
 
 
 def _finish_line(writer, flags: dict[str, Any], run: RegexRun | None = None, *,
