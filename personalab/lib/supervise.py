@@ -11,7 +11,7 @@ from __future__ import annotations
 import contextlib
 import ctypes
 import os
-import select
+import selectors
 import signal
 import subprocess
 import sys
@@ -169,19 +169,27 @@ def _wait(child: subprocess.Popen, ready_read: int, *, policy: Policy, stop: _St
     try:
         while child.poll() is None:
             if reading:
-                readable, _, _ = select.select([ready_read], [], [], policy.poll)
-                if readable:
+                if _readable(ready_read, policy.poll):
                     ready = bool(os.read(ready_read, 64))
                     reading = False  # said ready, or ended
             else:
                 time.sleep(policy.poll)
             if stop.deadline is not None and time.monotonic() > stop.deadline:
                 _group_signal(child.pid, signal.SIGKILL)
-        if reading and select.select([ready_read], [], [], 0)[0]:  # said so, then died at once
+        if reading and _readable(ready_read, 0):  # said so, then died at once
             ready = bool(os.read(ready_read, 64))
     finally:
         os.close(ready_read)
     return ready
+
+
+def _readable(fd: int, timeout: float) -> bool:
+    """poll, not select: select refuses a descriptor numbered 1024 or more, which a process
+    holding many files (a test worker) hands out."""
+    poller = selectors.DefaultSelector()
+    with poller:
+        poller.register(fd, selectors.EVENT_READ)
+        return bool(poller.select(timeout))
 
 
 def _group_end(pgid: int, *, grace: float) -> None:

@@ -4,6 +4,8 @@ and a stop ends the server and everything it started."""
 
 from __future__ import annotations
 
+import os
+import resource
 import signal
 import subprocess
 import sys
@@ -123,3 +125,23 @@ def _alive(pid: int) -> bool:
             return False
         time.sleep(0.02)
     return True
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="descriptor limits of Linux")
+def test_the_supervisor_waits_on_a_descriptor_numbered_past_1024(stand_in: Path, tmp_path: Path):
+    """select() refuses such a descriptor ("filedescriptor out of range"): a full run's test
+    worker, holding many files, failed the test above so."""
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    if hard != resource.RLIM_INFINITY and hard < 1400:
+        pytest.skip("this machine allows fewer than 1,400 open files")
+    resource.setrlimit(resource.RLIMIT_NOFILE, (max(soft, 1400), hard))
+    held = [os.open(os.devnull, os.O_RDONLY) for _ in range(1100)]
+    try:
+        said: list[str] = []
+        status = serve_supervise(argv=[str(stand_in), "fails-to-start", str(tmp_path)],
+                                 policy=QUICK, say=said.append)
+    finally:
+        for fd in held:
+            os.close(fd)
+        resource.setrlimit(resource.RLIMIT_NOFILE, (soft, hard))
+    assert status == 2 and "did not start" in said[0]
