@@ -15,6 +15,7 @@ from django.utils.html import escape
 from chat.import_export.chat_formats import chat_import_jsonl
 from chat.play.regex_scripts import LineDisplay
 from library.character_services import character_save
+from library.personas.services import persona_first_named
 
 HEADER = {"user_name": "Ann", "character_name": "Mira"}
 REPLY = {"name": "Mira", "is_user": False, "mes": "B: the river is cold.",
@@ -61,6 +62,7 @@ def test_markup_in_an_imported_display_text_is_text_on_the_chat_page(store, alic
     character_id = character_save(store, data={"name": "Mira", "base_persona": "A guide.",
                                                "greeting": ""}, character_id=None, user=alice)
     hostile = '<img src=x onerror="alert(1)"><div data-hx-post="/logout/">x</div>'
+    persona_first_named(store, owner=alice, name="Ann")  # not a newcomer: no name asked first
     data = "\n".join(json.dumps(r) for r in (
         HEADER, {**REPLY, "extra": {"display_text": hostile}, "swipes": [], "swipe_info": []}))
     response = alice_client.post("/chats/import", {
