@@ -12,7 +12,7 @@ from typing import Any
 from django.utils.translation import gettext, gettext_lazy, pgettext_lazy
 
 from chat.groups.members import members_of
-from chat.inspector.sources import sources_note_named
+from chat.inspector.sources import sources_listed, sources_note_named
 from library.selectors import ChatCharacters
 from personalab.lib.filestore.store import FileStore
 from personalab.lib.store_errors import StoreError
@@ -119,13 +119,18 @@ def trace_sections_named(sections: list[dict[str, Any]], lore: list[dict[str, An
     """Each section with `label` (its name for a reader) and `region_label`; a lore entry's
     block is named by its book and entry (`lore`: the fired entries as trace_lore_named names
     them), another block by the name its author gave it; `sources`: recall's sources by name
-    (recall_sources_named)."""
+    (recall_sources_named), listed one by one in `recalled_from`."""
     entries = {f"block:lore:{e.get('lorebook_id')}:{e.get('uid')}": f"{e['book']} · {e['entry']}"
                for e in lore}
     return [{**s, "label": _section_label(str(s.get("name") or ""), entries),
              "region_label": str(REGION_NAMES.get(s.get("region"), s.get("region") or "")),
-             "note": note_named(str(s.get("note") or ""), sources=sources)}
+             **_note_and_sources(str(s.get("note") or ""), sources or {})}
             for s in sections]
+
+
+def _note_and_sources(note: str, sources: Mapping[str, str]) -> dict[str, Any]:
+    rest, recalled_from = sources_listed(note, sources)
+    return {"note": note_named(rest, sources=sources), "recalled_from": recalled_from}
 
 
 def note_named(note: str, *, sources: Mapping[str, str] | None = None) -> str:

@@ -63,6 +63,16 @@ def sources_note_named(part: str, sources: Mapping[str, str]) -> str | None:
         sources.get(source) or recall_source_named(source) for source in listed)}
 
 
+def sources_listed(note: str, sources: Mapping[str, str]) -> tuple[str, list[str]]:
+    """`note` without its "sources: a, b" part, and those sources by name, one item each (the
+    inspector lists them one a line: forty joined in a sentence read as a wall on a phone)."""
+    parts = note.split("; ") if note else []
+    listed = [p for p in parts if p.startswith(SOURCES_PREFIX)]
+    names = [sources.get(source) or recall_source_named(source)
+             for part in listed for source in part.removeprefix(SOURCES_PREFIX).split(", ")]
+    return "; ".join(p for p in parts if p not in listed), names
+
+
 def recall_speaker_names(store: FileStore, instance_id: str) -> dict[str, str]:
     """The player's and the character's names now, by role: who said a recalled line the
     index keeps no name for."""

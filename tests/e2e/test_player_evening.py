@@ -99,6 +99,16 @@ def test_the_prompt_inspector_names_its_sections_and_fits_a_phone(page: Page, se
     # the numbers stand in columns, each row's ending at the same x
     assert description["tokensRight"] == conversation["tokensRight"]
     assert description["shareRight"] == conversation["shareRight"] <= PHONE["width"]
+    # the card fields' long ids and places wrap, nothing hidden past the screen's edge (the
+    # demo card's turn lists none: a table as an imported card's turn writes it is put in)
+    assert page.evaluate("""() => { let t = document.querySelector('#card-fields');
+      if (!t) { t = document.createElement('table'); t.id = 'card-fields'; t.className = 'list';
+        t.innerHTML = '<tr><th>Field</th><th>Where it went</th></tr><tr>'
+          + '<td>post_history_instructions</td>'
+          + '<td>not sent (post_history_instructions empty or not in the template)</td></tr>';
+        document.querySelector('#trace-sections').append(t); }
+      return t.scrollWidth <= t.clientWidth + 1
+        && t.getBoundingClientRect().right <= innerWidth; }""")
     assert page.locator("#timings .section-label", has_text="Total").count() == 1
     assert page.locator("#section-bar [data-section=conversation]").get_attribute(
         "title").startswith("Conversation: ")

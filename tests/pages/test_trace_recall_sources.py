@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import pytest
 
+from chat.models import Trace
 from chat.services.instances import instance_create
 from library.character_services import character_save
 from tests.library.card_turns import card_turn_run
@@ -43,12 +44,14 @@ def _part(page: str, start: str, end: str) -> str:
 
 
 @pytest.mark.parametrize(("language", "named"), [
-    ("en", ["recalled from: summary of conversation 1, event 2; conversation 1, turn 2, "
-            "Alserqi; conversation 2, turn 5, Wanderer Ash",
+    ("en", ["recalled from 3 sources</summary><ul><li translate=\"no\">summary of conversation 1, "
+            "event 2</li><li translate=\"no\">conversation 1, turn 2, Alserqi</li>"
+            "<li translate=\"no\">conversation 2, turn 5, Wanderer Ash</li></ul>",
             "<strong>summary of conversation 1, event 2</strong>",
             "<strong>conversation 1, turn 2, Alserqi</strong>"]),
-    ("zh-hans", ["回忆来源：第 1 段对话的摘要，第 2 个事件; 第 1 段对话，第 2 轮，Alserqi; "
-                 "第 2 段对话，第 5 轮，Wanderer Ash",
+    ("zh-hans", ["回忆来源（3 处）</summary><ul>"
+                 "<li translate=\"no\">第 1 段对话的摘要，第 2 个事件</li>"
+                 "<li translate=\"no\">第 1 段对话，第 2 轮，Alserqi</li>",
                  "<strong>第 1 段对话的摘要，第 2 个事件</strong>"]),
 ])
 def test_the_recalled_row_and_list_name_their_sources(alice_client, recalled_trace, language,
@@ -62,3 +65,18 @@ def test_the_recalled_row_and_list_name_their_sources(alice_client, recalled_tra
         assert label in hits
     assert "summary_sess_001_1" not in row + hits and "sources:" not in row
     assert "#2 assistant" not in row + hits
+
+
+
+def test_many_sources_are_folded_and_one_a_line(alice_client, store, recalled_trace):
+    """Forty sources read as a wall on a phone (newcomer walk): each is a line of its own, and
+    past three the list is folded under its count."""
+    instance_id = Trace.objects.get(trace_id=recalled_trace).instance_id
+    trace = store.trace_read(instance_id, recalled_trace)
+    many = [f"sess_001 #{turn} user" for turn in range(1, 41)]
+    trace["sections"][-1]["note"] = "cut; sources: " + ", ".join(many)
+    store.trace_write(instance_id, recalled_trace, trace)
+    row = _part(alice_client.get(f"/traces/{recalled_trace}/").content.decode(),
+                '<tr data-section="recalled">', "</tr>")
+    assert '<details class="recalled-from"><summary>recalled from 40 sources</summary>' in row
+    assert row.count("<li ") == 40 and "sources:" not in row and "recalled from:" not in row
