@@ -75,6 +75,8 @@ def chat_page_strings() -> dict[str, Any]:
         "sectionNames": section_names(),
         "sectionTokens": gettext("%(name)s: %(tokens)s tokens"),
         "promptTokens": gettext("%(total)s / %(limit)s tokens"),
+        # the header's mark on a phone: a touch screen shows no title, a reader reads this
+        "promptShare": gettext("Last prompt: %(share)s of its budget (%(tokens)s)"),
         "promptNextTurn": gettext("This conversation's prompt is measured at its next turn."),
         "worldInfoEntry": gettext("World info entry"),
         "promptBlock": gettext("Prompt block: %(name)s"),

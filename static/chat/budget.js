@@ -94,8 +94,11 @@ export async function budgetShow(traceId) {
   // Folded into the chat header while the player types on a phone (room.js).
   const mini = document.getElementById("budget-mini");
   const share = 100 * trace.total_tokens / limit;
-  mini.textContent = share < 1 ? "<1%" : `${Math.round(share)}%`;
-  mini.title = label.textContent.trim();
+  const percent = share < 1 ? "<1%" : `${Math.round(share)}%`;
+  mini.querySelector(".budget-mini-share").textContent = percent;
+  mini.title = S.promptShare.replace("%(share)s", percent)
+    .replace("%(tokens)s", label.textContent.trim());
+  mini.setAttribute("aria-label", mini.title);
   mini.hidden = false;
 }
 

@@ -8,6 +8,8 @@ and its banner shows, the state the issue measured."""
 
 from __future__ import annotations
 
+import re
+
 from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
@@ -89,6 +91,11 @@ def test_typing_with_the_keyboard_open_leaves_room_to_read(page: Page, server: S
     page.locator("[data-testid=input]").focus()
     wait_until(page, "() => document.body.classList.contains('typing')")
     assert _visible_height(page, "#messages") >= 250
+    # the prompt-size mark says what it measures: a touch screen shows no title (newcomer walk)
+    mark = page.get_by_test_id("budget-mini")
+    assert mark.is_visible() and re.fullmatch(r"prompt (<1|\d+)%", mark.inner_text()), mark
+    assert mark.get_attribute("aria-label").startswith("Last prompt: ")
+    assert page.locator(".chat-head h1").bounding_box()["width"] >= 48
     screenshots_in_each_scheme(page, "33_room_390x500_typing", full_page=False)
     assert audit_in_each_scheme(page) == {}  # the folded chrome reads as well as the rest
     # The newest message is in view, the composer and Send above the keyboard's edge.

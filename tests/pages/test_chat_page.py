@@ -147,6 +147,22 @@ def test_the_page_speaks_chinese_when_the_browser_asks(alice_client, instance):
     assert ">Send</button>" in english
 
 
+@pytest.mark.parametrize(("language", "word", "said"), [
+    ("en", "prompt", "Last prompt: %(share)s of its budget (%(tokens)s)"),
+    ("zh-hans", "提示词", "上一次提示词：占预算的 %(share)s（%(tokens)s）")])
+def test_the_headers_prompt_size_mark_says_what_it_measures(alice_client, instance, language,
+                                                           word, said):
+    """A touch screen never shows a title: the phone header's "10%" had no meaning there
+    (newcomer walk). It carries a visible word, and a reader hears the whole sentence."""
+    alice_client.cookies["django_language"] = language
+    page = alice_client.get(f"/instances/{instance}/").content.decode()
+    mark = page.split('id="budget-mini"', 1)[1].split("</span></span></span>", 1)[0]
+    assert 'role="img"' in mark and f'<span aria-hidden="true">{word} <span' in mark
+    strings = json.loads(page.split('id="chat-strings" type="application/json">')[1]
+                         .split("</script>")[0])
+    assert strings["promptShare"] == said
+
+
 def test_an_empty_or_failed_reply_is_worded_in_the_pages_language(alice_client, store, instance):
     read = store.session_read(instance, "sess_001")
     store.session_rewrite(instance, "sess_001", [read.metadata, *[
