@@ -9,7 +9,6 @@ and its banner shows, the state the issue measured."""
 from __future__ import annotations
 
 import re
-
 from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
