@@ -102,6 +102,11 @@ def test_the_language_switch_translates_settings_and_library_at_phone_width(
     assert "导入角色卡" in page.inner_text("main") and "Characters" not in page.inner_text("main")
     screenshot_take(page, "43_phone_library_zh", full_page=False)
     assert page.evaluate(CUT_OFF) == []
+    # "+ New lorebook" and "Your regex scripts" touched: a thumb's gap stands between them
+    button, link = (page.get_by_test_id(t).bounding_box()
+                    for t in ("lorebook-new", "regex-scripts-link"))
+    assert (link["x"] - (button["x"] + button["width"]) >= 12
+            or link["y"] - (button["y"] + button["height"]) >= 6), (button, link)
     page.goto(f"{server.url}/settings/")
     topnav_open(page)
     page.select_option("[data-testid=language]", "en")
