@@ -278,7 +278,7 @@ def test_the_instance_list_shows_the_latest_message_from_the_file_tail(alice_cli
     assert "line 2998" not in page
 
 
-def test_a_player_sees_the_settings_read_only(alice_client):
+def test_a_player_sees_the_settings_read_only(alice_client, settings):
     page = alice_client.get("/settings/").content.decode()
     assert 'data-testid="settings-read-only"' in page
     assert '<fieldset class="plain" disabled>' in page and "保存 Save" not in page
@@ -287,6 +287,10 @@ def test_a_player_sees_the_settings_read_only(alice_client):
     assert "Only staff can change the settings below" in page and "Reading, above, is yours" in page
     chinese = alice_client.get("/settings/", HTTP_ACCEPT_LANGUAGE="zh-CN").content.decode()
     assert "以下设置仅管理员可修改" in chinese
+    # ...and the fields under it look locked: they read as editable (newcomer walk)
+    css = (settings.BASE_DIR / "static" / "app.css").read_text(encoding="utf-8")
+    rule = css.split("input:disabled, select:disabled, textarea:disabled {", 1)[1].split("}")[0]
+    assert "border-style:dashed" in rule and "cursor:not-allowed" in rule
 
 
 def test_a_characters_picture_is_served_to_who_may_use_it_and_404_to_others(
