@@ -66,6 +66,7 @@ def main() -> None:
     args = parser.parse_args()
     _setup(tempfile.mkdtemp(prefix="shared_pickers_"))
 
+    # Imported after _setup: Django's settings must point at the bench's own data folder first.
     from django.contrib.auth import get_user_model
     from django.test import Client
     from django.urls import reverse
