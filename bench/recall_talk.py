@@ -354,6 +354,71 @@ PLANTED.update({
     ],
 })
 
+# A fifth such set (2026-12-03, R4): written before the work it measures, on conversations no
+# earlier set or mend used (LoCoMo conv-42, REALTALK Chat_5 and Chat_7, MemDaily u48 and u49):
+# age asked as 多大 / 几岁 / "how old", pets asked by another word than the line's (pup, kitty,
+# 狗 for a breed), jobs told without a job word. MemDaily's age probes ask the chats' own lines
+# about relatives. Played alone with --only "own fact held out 5".
+HELD5 = "own fact held out 5"
+PROBES.update({
+    "locomo/conv-42.json": [
+        (HELD5, ["what do i do for work again?"], ["P1"]),
+        (HELD5, ["whats my line of work"], ["P1"]),
+        (HELD5, ["how old am i again?"], ["P2"]),
+        (HELD5, ["wait what age did I just turn?"], ["P2"]),
+    ],
+    "realtalk-dev/Chat_5_Nicolas_Nebraas.json": [
+        (HELD5, ["whats my doggos name"], ["P1"]),
+        (HELD5, ["remember my pups name lol"], ["P1"]),
+        (HELD5, ["how old am i lol"], ["P2"]),
+        (HELD5, ["what kind of work do i do"], ["P3"]),
+    ],
+    "realtalk-dev/Chat_7_Nebraas_Vanessa.json": [
+        (HELD5, ["whats my kitty called again"], ["P1"]),
+        (HELD5, ["what did i name my cat?"], ["P1"]),
+        (HELD5, ["what's my occupation?"], ["P2"]),
+    ],
+    "memdaily-zh-dev/memdaily-u48.json": [
+        (HELD5, ["我表弟多大了来着？"], ["D4:7"]),
+        (HELD5, ["我上司今年几岁？"], ["D5:4", "D6:3"]),
+        (HELD5, ["我婶婶年纪多大？"], ["D7:3"]),
+        (HELD5, ["我是干什么工作的？"], ["P1"]),
+        (HELD5, ["我的猫叫什么来着？"], ["P2"]),
+    ],
+    "memdaily-zh-dev/memdaily-u49.json": [
+        (HELD5, ["我舅舅多大岁数了？"], ["D3:1", "D9:2"]),
+        (HELD5, ["我表妹几岁了？"], ["D9:3"]),
+        (HELD5, ["我是做什么的来着？"], ["P1"]),
+        (HELD5, ["我今年多大来着？"], ["P2"]),
+        (HELD5, ["我家的狗叫啥？"], ["P3"]),
+    ],
+})
+PLANTED.update({
+    "locomo/conv-42.json": [
+        ("P1", 4, "Sorry I vanished, I pour drinks at a bar downtown three nights a week and "
+                  "Saturday was packed."),
+        ("P2", 8, "I turned 29 on Sunday and honestly I feel ancient already."),
+    ],
+    "realtalk-dev/Chat_5_Nicolas_Nebraas.json": [
+        ("P1", 3, "my little pug waffles ate my sock again smh"),
+        ("P2", 6, "im 24 btw, way too young for this back pain"),
+        ("P3", 9, "i stock shelves at a grocery store overnight so my sleep is all messed up"),
+    ],
+    "realtalk-dev/Chat_7_Nebraas_Vanessa.json": [
+        ("P1", 4, "We adopted a tabby kitten last month, she's called Pepper and she's a menace"),
+        ("P2", 8, "I fix up old houses for people, mostly roofs and decks"),
+    ],
+    "memdaily-zh-dev/memdaily-u48.json": [
+        ("P1", 2, "我在一家面包店做烘焙，天天四点就得起床。"),
+        ("P2", 5, "我家那只布偶叫奶糖，特别黏人。"),
+    ],
+    "memdaily-zh-dev/memdaily-u49.json": [
+        ("P1", 2, "我在县城中学门口开了个小卖部。"),
+        ("P2", 5, "我今年三十五了，腰开始不行了。"),
+        ("P3", 8, "我养了一条金毛，叫旺财。"),
+    ],
+})
+
 class RoundProvider:
     """Answers at once; keeps every request of the last turn (a group's round)."""
 
