@@ -59,7 +59,28 @@ _JOBS_ZH = (
 # searched query, where the pronoun was stripped (memory/recall/queries.py).
 DOING_KEYS_ZH = tuple(f"是{doing}"
                       for doing in ("干嘛", "干什么", "干啥", "做什么", "做啥", "搞什么"))
+AGE_KEYS_ZH = ("多大",)
+_AFTER_PRONOUN_ZH = (*DOING_KEYS_ZH, *AGE_KEYS_ZH)
 _PRONOUNS_ZH = "我你他她您"
+# The people one speaks of, kin and the people of work and school (memory/recall/whose.py
+# reads whose fact a line tells by them). "我表弟多大了？" asks an age, "房子多大？" a size.
+PEOPLE_ZH = ("上司", "领导", "老板", "同事", "下属", "朋友", "同学", "室友", "邻居", "哥", "姐",
+             "弟", "妹", "爸", "妈", "父", "母", "儿子", "女儿", "孩子", "老公", "老婆", "丈夫",
+             "妻子", "男朋友", "女朋友", "男友", "女友", "对象", "表", "堂", "叔", "伯", "姑", "舅",
+             "姨", "婶", "嫂", "爷", "奶", "外公", "外婆", "侄", "闺蜜", "师傅", "老师", "手下",
+             "员工")
+# What 多大 asks an age after: a person ("表" and "堂" only start one: "手表多大？" is a size)
+# or a time ("我今年多大了？").
+_AGE_ASKED_AFTER_ZH = (*(p for p in PEOPLE_ZH if p not in ("表", "堂")), "今年", "现在", "如今")
+
+_DOG_BREEDS = ("retriever", "labrador", "poodle", "bulldog", "beagle", "husky", "corgi",
+               "terrier", "dachshund", "chihuahua", "pug", "spaniel", "collie", "rottweiler",
+               "schnauzer", "greyhound", "doberman", "pitbull", "german shepherd", "shih tzu")
+_CAT_BREEDS = ("tabby", "siamese", "ragdoll", "maine coon", "sphynx", "calico")
+_BIRDS = ("parakeet", "parrot", "budgie", "cockatiel", "canary", "lovebird", "cockatoo", "macaw")
+_DOG_BREEDS_ZH = ("金毛", "拉布拉多", "泰迪", "贵宾", "柯基", "哈士奇", "二哈", "柴犬", "边牧",
+                  "萨摩耶", "博美", "比熊", "法斗", "巴哥", "德牧", "阿拉斯加", "土狗", "田园犬")
+_CAT_BREEDS_ZH = ("橘猫", "布偶", "英短", "美短", "暹罗", "狸花", "三花", "加菲", "蓝猫")
 
 # (what questions say, what the statements that answer them say instead). A key is a way of
 # asking for a kind of fact about a person; a key that also asks about things is out (see the
@@ -84,6 +105,16 @@ SAID_INSTEAD: tuple[tuple[tuple[str, ...], tuple[str, ...]], ...] = (
     (("sibling", "siblings"), ("sister", "brother", "sibling", "twin")),
     (("pet", "pets", "furry friend"),
      ("dog", "puppy", "cat", "kitten", "hamster", "rabbit", "bunny", "parrot", "pet")),
+    # A pet is asked by its kind in any of the words for it ("my pup", "my kitty") and told by
+    # another, or by its breed ("our golden retriever Biscuit"): the commonest breeds, not all.
+    (("dog", "dogs", "doggo", "doggos", "doggy", "doggie", "pup", "pups", "puppy", "puppies",
+      "pooch"), ("dog", "puppy", "pup", "doggo", "pooch", *_DOG_BREEDS)),
+    (("cat", "cats", "kitty", "kitties", "kitten", "kittens", "kitteh"),
+     ("cat", "kitten", "kitty", *_CAT_BREEDS)),
+    (("bird", "birds", "birdie"), ("bird", *_BIRDS)),
+    # Age is asked as "how old" and told as a number ("she's 31", "I turned 29"): the keyword
+    # side has the words around the number.
+    (("how old", "what age", "age"), ("years old", "year old", "yrs old", "age", "aged")),
     (("vehicle", "what do i drive"),
      ("car", "truck", "motorbike", "motorcycle", "scooter", "van", "drive")),
     (("vacation", "holiday", "holidays", "getaway"),
@@ -129,6 +160,13 @@ SAID_INSTEAD: tuple[tuple[tuple[str, ...], tuple[str, ...]], ...] = (
     (("兄弟姐妹", "手足"), ("哥哥", "姐姐", "弟弟", "妹妹", "兄弟", "姐妹", "我哥", "我姐", "我弟",
                             "我妹")),
     (("宠物", "毛孩子"), ("狗狗", "小狗", "猫咪", "小猫", "养了", "宠物", "兔子", "仓鼠", "鹦鹉")),
+    (("狗", "汪星人"), ("狗狗", "小狗", "养狗", *_DOG_BREEDS_ZH)),
+    (("猫", "喵星人"), ("猫咪", "小猫", "养猫", *_CAT_BREEDS_ZH)),
+    # 岁 alone is a token only beside a number ("31岁。"); "40岁了" and "三十岁" are bigrams.
+    # "多大" alone also asks a size ("房子多大？"): only after a pronoun, a person or 今年.
+    (("多大了", "多大年纪", "多大岁数", "几岁", "多少岁", "年龄", "年纪",
+      "岁数", "高寿", *AGE_KEYS_ZH),
+     ("岁", "岁了", "十岁", "周岁", "年龄", "年纪", "岁数")),
     (("交通工具", "座驾", "什么车", "啥车"),
      ("汽车", "开车", "车子", "一辆", "摩托", "电动车", "自行车", "单车", "电瓶车", "骑车")),
     (("去哪儿玩", "去哪里玩", "去哪玩", "出去玩", "度假", "旅游", "旅行", "出游"),
@@ -148,6 +186,31 @@ SAID_INSTEAD: tuple[tuple[tuple[str, ...], tuple[str, ...]], ...] = (
      ("大学", "专业", "毕业", "学校", "读书", "读研", "研究生", "本科", "学院")),
     (("片子", "电影"), ("电影", "片子")),
 )
+
+
+# How a fact of a kind is told without any word of its row, keyed by the row's first key: a
+# job as where one works and what one does there ("我在青岛一家酒店掌勺", "我在支行管信贷业务":
+# 在, a place ending as workplaces end, a verb of doing), an age as a number ("I'm 24",
+# "I turned 29", "今年三十五了", "31岁"). Read only of the asker's own lines, for a question about
+# the asker's own fact (memory/recall/whose.py told_by_asker): no keyword can find them.
+_WORKPLACE_ZH = "(?:公司|店|厂|院|行|局|所|馆|校|站|部|社|中心|单位|工地|集团|机构)"
+_NUMBER_ZH = "[0-9一二两三四五六七八九十]{1,3}"
+_CLAUSE_ZH = "[^，,。.！!？?；;\\s]"
+STATED: dict[str, re.Pattern[str]] = {
+    "职业": re.compile(rf"在{_CLAUSE_ZH}{{0,12}}?{_WORKPLACE_ZH}{_CLAUSE_ZH}{{0,3}}?"
+                     r"(?:当|做|干|管|负责|掌勺|教|带|跑|值班|上班|工作|打工|实习)"),
+    "how old": re.compile(r"(?<![a-z'’])(?:i'?m|i am|turned|turning|just turned)\s+\d{1,2}"
+                          r"(?![\d:.,]?\d)(?!\s*(?:am|pm|min|minutes|hours|mins|%|dollars|bucks))"
+                          r"|\d{1,3}\s*(?:years?|yrs?)[\s-]old"),
+    "多大了": re.compile(rf"{_NUMBER_ZH}\s*岁|今年{_NUMBER_ZH}(?:了|岁)"),
+}
+
+
+def stated(line: str, words: tuple[str, ...]) -> bool:
+    """Whether the lower-cased `line` tells a fact of the kind `words` (kinds_asked's words of
+    one row) is, the way STATED reads it."""
+    pattern = STATED.get(words[0]) if words else None
+    return pattern is not None and pattern.search(line) is not None
 
 
 @dataclass(frozen=True)
@@ -173,7 +236,7 @@ def _keys_found(lowered: str) -> list[str]:
     found = set(_ENGLISH_KEYS.findall(lowered))
     found |= {key for keys, _ in SAID_INSTEAD for key in keys
               if not key.isascii() and key in lowered
-              and (key not in DOING_KEYS_ZH or _asked_of_a_person(lowered, key))}
+              and (key not in _AFTER_PRONOUN_ZH or _asked_of_a_person(lowered, key))}
     # The longest first: a row is one term, named by its longest key the question holds.
     return sorted(found, key=lambda key: (-len(key), key))
 
@@ -181,7 +244,10 @@ def _keys_found(lowered: str) -> list[str]:
 def _asked_of_a_person(lowered: str, key: str) -> bool:
     at = lowered.find(key)
     while at >= 0:
-        if at == 0 or lowered[at - 1] in _PRONOUNS_ZH:
+        if key in AGE_KEYS_ZH and lowered.startswith("的", at + len(key)):
+            pass  # "多大的雨": how big a thing is
+        elif at == 0 or lowered[at - 1] in _PRONOUNS_ZH or (
+                key in AGE_KEYS_ZH and lowered[:at].endswith(_AGE_ASKED_AFTER_ZH)):
             return True
         at = lowered.find(key, at + 1)
     return False

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import re
 
-from memory.keyword_index.said_instead import kinds_asked
+from memory.keyword_index.said_instead import PEOPLE_ZH, kinds_asked, stated
 
 __all__ = ["asked_of_asker", "told_before", "told_by_asker", "told_of_another"]
 
@@ -27,26 +27,23 @@ YOURS_ZH = ("你", "您")
 _ADDRESSED = re.compile(r"(?<![a-z'’])(?:you|your|yours|u|ur)(?![a-z])|[你您]")
 MINE_ZH = ("我", "我的", "我们", "我们的", "咱", "咱们", "咱们的", "俺")
 # The people one's own words speak of: "my sister works at…", "我上司上班的地方…", "我表姐老家…"
-# tell the sister's, the boss's, the cousin's. Kin, partners and the people of work and school.
+# tell the sister's, the boss's, the cousin's. Kin, partners and the people of work and school
+# (PEOPLE_ZH: memory/keyword_index/said_instead.py, where an age is asked of them).
 PEOPLE_EN = frozenset("""
 boss friend friends sister brother sibling mom mum dad mother father parents wife husband son
 daughter kid kids child children cousin aunt uncle nephew niece grandma grandpa grandmother
 grandfather partner girlfriend boyfriend fiance fiancee colleague coworker neighbor neighbour
 roommate classmate teammate manager
 """.split())
-PEOPLE_ZH = ("上司", "领导", "老板", "同事", "下属", "朋友", "同学", "室友", "邻居", "哥", "姐",
-             "弟", "妹", "爸", "妈", "父", "母", "儿子", "女儿", "孩子", "老公", "老婆", "丈夫",
-             "妻子", "男朋友", "女朋友", "男友", "女友", "对象", "表", "堂", "叔", "伯", "姑", "舅",
-             "姨", "婶", "嫂", "爷", "奶", "外公", "外婆", "侄", "闺蜜", "师傅", "老师", "手下",
-             "员工")
 # What a question puts between 我 and the kind's word without naming anyone: "我在哪上班",
-# "我是哪里人", "我是做什么工作的".
-_ASKING_ZH = frozenset("的是在哪儿里什么做干啥从")
+# "我是哪里人", "我是做什么工作的", "我今年多大", "我家的狗" (one's household is one's own).
+_ASKING_ZH = frozenset("的是在哪儿里什么做干啥从今年家")
 # "where's home": a question word's "'s" names nobody.
 _ASKING_EN = frozenset("where's where’s what's what’s who's who’s how's how’s".split())
 # A clause ends at these: "我的一个下属，他老家是…" is 他's.
 _CLAUSE_END = "，,。.！!？?；;：:、\n"
 LOOK_BACK = 12  # characters before a word read for its owner
+NOUN_PHRASE_WORDS = 2  # English words before a word read for its owner
 SCAN_CHARS = 2000  # of a line, the first characters are read
 _WORD_EN = re.compile(r"[a-z]+(?:['’][a-z]+)?")
 # Words that speak to the listener only to ask them to remember or tell.
@@ -54,7 +51,7 @@ _LISTENER_ASKED = re.compile(
     r"(?<![a-z])(?:(?:do|did|can|could|would|will)\s+)?(?:you|u)\s+(?:remember|recall|know|tell|"
     r"remind)(?![a-z])|(?<![a-z])(?:told|tell|remind|asked)\s+(?:you|u)(?![a-z])")
 # The asker as the subject: "I …", "we're …"; 我 / 我们 opening a clause, not "我的 X" / "我上司".
-_I_EN = re.compile(r"(?<![a-z'’])(?:i|we)(?:['’](?:m|re|ve|d|ll))?(?![a-z'’])")
+_I_EN = re.compile(r"(?<![a-z'’])(?:i|we|im|ive)(?:['’](?:m|re|ve|d|ll))?(?![a-z'’])")
 _CJK = re.compile(r"[\u3400-\u9fff]")
 
 
@@ -81,14 +78,14 @@ def _owner(text: str, start: int, *, chinese: bool) -> str:
         if said.startswith(PEOPLE_ZH) or any(p in said for p in OTHERS_ZH):
             return "other"
         return "mine" if set(said) <= _ASKING_ZH else ""
-    words = _WORD_EN.findall(before)
-    last = words[-1] if words else ""
-    if last in MINE_EN:
-        return "mine"
-    if last in YOURS_EN:
-        return "yours"
-    if last in OTHERS_EN or last in PEOPLE_EN or last.endswith(("'s", "’s")):
-        return "other"
+    # The owner may stand a word further back: "our golden retriever", "my dad's old car".
+    for word in reversed(_WORD_EN.findall(before)[-NOUN_PHRASE_WORDS:]):
+        if word in MINE_EN:
+            return "mine"
+        if word in YOURS_EN:
+            return "yours"
+        if word in OTHERS_EN or word in PEOPLE_EN or word.endswith(("'s", "’s")):
+            return "other"
     return ""
 
 
@@ -162,7 +159,8 @@ def told_by_asker(line: str, words: tuple[str, ...], *, by_asker: bool = True) -
     """Whether `line` tells the asker's own fact of the kind: a word of it not someone else's,
     in a line where the asker speaks of themselves ("I work at a local IT company",
     "我在社区医院当药剂师", the asker's line) or the character speaks of the asker ("your job
-    at the bank"). The mirror of told_of_another."""
+    at the bank"), or the asker tells it without such a word (said_instead.STATED). The mirror
+    of told_of_another."""
     text = line.lower()[:SCAN_CHARS]
     addressed = not by_asker and bool(_ADDRESSED.search(text))
     owners = {_heard(_owner(text, at, chinese=not word.isascii()), by_asker=by_asker,
@@ -170,7 +168,8 @@ def told_by_asker(line: str, words: tuple[str, ...], *, by_asker: bool = True) -
               for word in words if word in text for at in _places(text, word)}
     if "mine" in owners:
         return True
-    return by_asker and "" in owners and _asker_speaks(text)
+    # "我在青岛一家酒店掌勺", "im 24 btw": the fact told without a word of its kind.
+    return by_asker and ("" in owners or stated(text, words)) and _asker_speaks(text)
 
 
 def _asker_speaks(text: str) -> bool:

@@ -153,3 +153,42 @@ def test_a_line_matching_through_another_person_s_line_before_it_comes_after_the
 def test_you_in_a_question_names_the_character_unless_it_asks_to_remember(question,
                                                                           asks_of_asker):
     assert bool(asked_of_asker(question)) is asks_of_asker
+
+
+@pytest.mark.parametrize(("question", "line", "told"), [
+    # R4: a fact told without a word of its kind (said_instead.STATED), by the asker only.
+    ("我是干啥工作的来着？", "我在青岛一家酒店掌勺，天天忙到半夜。", True),
+    ("我上班是做什么的？", "我在支行管信贷业务，天天跟客户打交道。", True),
+    ("我是干啥工作的来着？", "我在家做饭，等你回来。", False),
+    ("我是干啥工作的来着？", "我表哥在青岛一家酒店掌勺。", False),
+    ("how old am i again?", "im 24 btw, way too young for this back pain", True),
+    ("how old am i again?", "im 5 minutes away", False),
+    ("我今年多大来着？", "我今年三十五了，腰开始不行了。", True),
+    ("我今年多大来着？", "我表弟今年31岁。", False),
+])
+def test_the_asker_tells_a_job_or_an_age_without_its_word(question, line, told):
+    assert told_by_asker(line, asked_of_asker(question)) is told
+
+
+@pytest.mark.parametrize(("question", "line"), [
+    ("remember my pup's name?", "Our golden retriever Biscuit chewed through another leash."),
+    ("whats my kitty called again", "We adopted a tabby last month, she's called Pepper"),
+    ("我家的狗叫啥？", "我养了一条金毛，叫旺财。"),
+])
+def test_a_pet_asked_by_one_word_is_told_by_another_or_its_breed(question, line):
+    assert told_by_asker(line, asked_of_asker(question))
+
+
+def test_the_owner_may_stand_a_word_before_the_kinds_word():
+    # "our golden retriever", "my dad's old Subaru": an adjective between owner and word.
+    words = asked_of_asker("what's my dog called?")
+    assert told_by_asker("Our golden retriever Biscuit chewed a leash.", words)
+    assert told_of_another("My sister's little pug is so cute.", words)
+
+
+def test_a_job_told_without_its_word_comes_before_others_jobs():
+    # memdaily u41: "我在青岛一家酒店掌勺" held no word of the job row and ranked under the
+    # lines about others' work (23rd for 我是干啥工作的来着？).
+    hits = [_hit("aunt", "舅妈在上海一家公司上班。", 0.60, 0.6, dense=0.8),
+            _hit("own", "我在青岛一家酒店掌勺，天天忙到半夜。", 0.45, 0.0, dense=0.7)]
+    assert [hit.id for hit in others_lower("我是干啥工作的来着？", hits)] == ["own", "aunt"]

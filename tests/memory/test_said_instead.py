@@ -137,3 +137,35 @@ def test_a_question_about_a_thing_does_not_draw_every_line_about_work():
     lines = ["我明天还要上班。", "工作好累啊。", "我在公司加班。", "这个按钮是开关。"]
     scores, _, _ = _scores(lines, "这个是干什么的？")
     assert scores[0] == scores[1] == scores[2] == 0
+
+
+@pytest.mark.parametrize(("question", "lines"), [
+    # R4: an age asked as 多大 / 几岁 is told as a number; the line about the same person's
+    # other fact came first.
+    ("表弟多大", ["我表弟在上海工作呢，我表弟很忙。", "我表弟今年31岁。", "今天天气不错。"]),
+    ("上司 几岁", ["我上司在广州上班，我上司人很好。", "我的上司已经40岁了。", "今天天气不错。"]),
+    # A pet asked by one word is told by another, or by its breed.
+    ("remember my pup's name", ["I lost my keys again.", "Our golden retriever Biscuit ate a "
+                                "leash.", "Nice weather today."]),
+    ("家的狗叫啥", ["我家在北京。", "我养了一条金毛，叫旺财。", "今天天气不错。"]),
+])
+def test_a_question_in_one_word_finds_the_line_that_says_it_in_another(question, lines):
+    scores, _, _ = _scores(lines, question)
+    assert scores[1] > scores[0] and scores[1] > scores[2]
+
+
+def test_how_old_asks_for_years_not_for_anything_old():
+    scores, _, _ = _scores(["My old car broke down again.", "I'm 24 years old.", "Hi."],
+                           "how old am i")
+    assert scores[1] > 0 and scores[0] == 0
+
+
+@pytest.mark.parametrize("question", ["房子多大？", "这块手表多大？", "多大的雨啊"])
+def test_a_size_asked_with_duobig_asks_no_age(question):
+    assert ("岁",) not in _statement_words(question)
+
+
+@pytest.mark.parametrize("question", ["表弟多大", "他多大？", "我今年多大来着？",
+                                      "我舅舅多大岁数了？"])
+def test_duobig_after_a_person_or_a_time_asks_an_age(question):
+    assert ("岁",) in _statement_words(question)
