@@ -171,7 +171,12 @@
 
   enhance(document);
   if (document.querySelector("[data-find-url][data-picked]")) {
-    for (const form of document.querySelectorAll("form[data-character-find]")) form.hidden = true;
+    // One inside another form (the import check's) goes whole: its Find would be that form's
+    // default button, which Enter in any of its fields presses.
+    for (const find of document.querySelectorAll("[data-character-find]")) {
+      if (find.tagName === "FORM") find.hidden = true;
+      else find.remove();
+    }
   }
   // The chat drawer's members card comes back from htmx after every change.
   document.addEventListener("htmx:load", (event) => enhance(event.detail.elt));

@@ -31,7 +31,7 @@ from chat.import_export.import_check import (
 from chat.import_export.import_new import CHAT_IMPORT_MAX_BYTES, chat_import_new
 from chat.import_export.refusal_words import chat_refusal_words
 from chat.pages.import_report import import_report_key
-from library.character_picker import character_choices
+from library.character_picker import character_choices_found
 from library.personas.services import (
     name_ask_context,
     persona_first_named,
@@ -65,10 +65,17 @@ def _posted_file(request: HttpRequest) -> tuple[bytes, str, str]:
 
 
 def _check_page(request: HttpRequest, *, imported, warnings: list[str], token: str,
-                file_name: str, picked: list[str], error: str = "") -> HttpResponse:
-    characters = character_choices(user=request.user, also=picked)
+                file_name: str, picked: list[str], error: str = "",
+                find: str | None = None) -> HttpResponse:
+    """`find`: the page's search field without its script; the page then comes back with
+    each speaker's pick and the typed name as they were, the characters found first."""
+    characters, find_error = character_choices_found(user=request.user, find=find, also=picked)
     rows = speakers_matched(imported, picked=picked,
                             choices=name_choices(characters, user=request.user))
+    kept = request.POST.getlist("character_ids")
+    if find is not None and len(kept) == len(rows):
+        for row, character_id in zip(rows, kept, strict=True):
+            row["character_id"] = character_id
     players, asked = import_players(imported), name_ask_context(user=request.user)
     # the name the file's player went by, offered as the newcomer's own (one a persona may hold:
     # a longer one refused the whole import over a name the newcomer never typed)
@@ -76,8 +83,9 @@ def _check_page(request: HttpRequest, *, imported, warnings: list[str], token: s
     return render(request, "library/chat_import_check.html", {
         "warnings": warnings, "token": token, "file_name": file_name, "rows": rows,
         "next": _back(request), "shown": import_report_shown(imported), "error": error,
-        "characters": characters, **asked,
-        "name_offered": offered if len(offered) <= asked["name_limit"] else ""},
+        "characters": characters, "find": find, "find_error": find_error, **asked,
+        "name_offered": (request.POST.get("player_name", "") if find is not None
+                         else offered if len(offered) <= asked["name_limit"] else "")},
         status=400 if error else 200)
 
 
@@ -111,6 +119,11 @@ def chat_import_page(request: HttpRequest) -> HttpResponse:
                                                data=data, name_asked=name_asked)
         # A newcomer (no persona yet) is asked their name here too, as wherever a chat starts:
         # the file's player, offered, or "User" beside the file's lines.
+        if request.POST.get("find_go"):
+            token = token or pending_import_save(store, user=request.user, data=data,
+                                                 file_name=file_name)
+            return _check_page(request, imported=imported, token=token, file_name=file_name,
+                               picked=ids, warnings=warnings, find=request.POST.get("find", ""))
         confirmed = bool(request.POST.get("confirmed"))
         ask_name = not confirmed and name_asked and bool(import_players(imported))
         if not ids or (warnings and not confirmed) or ask_name:

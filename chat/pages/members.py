@@ -27,7 +27,7 @@ from chat.services.members import (
     instance_member_remove,
 )
 from library.character_labels import character_labels
-from library.character_picker import CharacterChoices, character_choices
+from library.character_picker import CharacterChoices, character_choices_found
 from library.selectors import ChatCharacters
 from personalab.lib.errors import AppError
 from personalab.lib.filestore.store import FileStore
@@ -36,10 +36,13 @@ from personalab.storage import get_store
 
 
 def members_context(store: FileStore, *, user, state: dict[str, Any],
-                    characters: ChatCharacters | None = None) -> dict[str, Any]:
+                    characters: ChatCharacters | None = None,
+                    find: str | None = None) -> dict[str, Any]:
+    """`find`: the add-member picker's search field, sent without the page's script."""
     characters = characters or ChatCharacters(store, state=state)
     members = members_of(store, state, characters) or []
     taken = {m.character_id for m in members} | {state.get("character_id")}
+    choices, find_error = _member_choices(user, taken=taken, find=find)
     return {"members": members, "members_title": members_title(members),
             "member_labels": character_labels(((m.character_id, m.name) for m in members),
                                               user=user),
@@ -50,15 +53,16 @@ def members_context(store: FileStore, *, user, state: dict[str, Any],
             "scenario_override": override if isinstance(
                 override := state.get("scenario_override"), str) else "",
             "generation_modes": list(GENERATION_MODE_LABELS.items()),
-            "member_choices": _member_choices(user, taken=taken)}
+            "member_choices": choices, "member_find": find, "member_find_error": find_error}
 
 
-def _member_choices(user, *, taken) -> CharacterChoices:
-    """The characters the add-member picker offers (others found by typing)."""
-    offered = character_choices(user=user)
+def _member_choices(user, *, taken, find: str | None) -> tuple[CharacterChoices, str]:
+    """The characters the add-member picker offers (others found by typing), those found for
+    `find` first; and the refusal of a `find` that cannot be searched."""
+    offered, find_error = character_choices_found(user=user, find=find)
     choices = CharacterChoices(c for c in offered if c.character_id not in taken)
     choices.more = offered.more
-    return choices
+    return choices, find_error
 
 
 def reply_orders() -> list[tuple[str, str]]:

@@ -6,9 +6,11 @@ character would label them; what is typed is matched as text."""
 from __future__ import annotations
 
 import html
+import json
 import re
 
 import pytest
+from django.core.files.uploadedfile import SimpleUploadedFile
 from django.urls import reverse
 
 from library import character_labels as label_rules
@@ -168,3 +170,59 @@ def test_the_route_is_in_the_openapi_schema(client, alice):
     answer = route["responses"]["200"]["content"]["application/json"]["schema"]["$ref"]
     shape = schema["components"]["schemas"][answer.rsplit("/", 1)[-1]]
     assert set(shape["properties"]) == {"characters", "more"}
+
+
+def _member_options(page: str) -> list[str]:
+    select = page[page.index('id="member-add"'):]
+    return re.findall(r'<option value="([^"]+)"', select[:select.index("</select>")])
+
+
+def test_without_the_script_the_members_card_finds_a_shared_character_to_add(
+        alice_client, store, alice, instance, bobs, few_offered):
+    page = alice_client.get(f"/instances/{instance}/").content.decode()
+    assert bobs[0] not in _member_options(page) and 'data-testid="character-find"' in page
+    page = alice_client.get(f"/instances/{instance}/", {"find": "troll 0"}).content.decode()
+    assert _member_options(page)[0] == bobs[0]
+    assert re.search(r'id="members-card"[^>]* open>', page)  # the card shows what was found
+    added = alice_client.post(f"/instances/{instance}/members",
+                              {"action": "add", "character_id": bobs[0]})
+    assert added.status_code == 200
+    members = store.instance_state_read(instance)["participants"]
+    assert bobs[0] in [m["character_id"] for m in members]
+
+
+def _import_picks(page: str) -> list[list[str]]:
+    """Per speaker row of the import check page: its options, the selected one first."""
+    rows = []
+    for options in re.findall(r'data-testid="import-check-character"[^>]*>(.*?)</select>', page,
+                              re.DOTALL):
+        chosen = re.findall(r'<option value="([^"]*)"[^>]* selected>', options) or [""]
+        rows.append(chosen + re.findall(r'<option value="([^"]*)"', options))
+    return rows
+
+
+def test_without_the_script_the_import_check_finds_a_shared_character_and_keeps_the_picks(
+        alice_client, store, alice, character, bobs, few_offered):
+    lines = [{"user_name": "Ann", "character_name": "Nobody", "chat_metadata": {}},
+             {"name": "Ann", "is_user": True, "mes": "Hello?", "send_date": "2024-03-05"},
+             {"name": "Nobody", "is_user": False, "mes": "Hi.", "send_date": "2024-03-05"},
+             {"name": "Stranger", "is_user": False, "mes": "Hm.", "send_date": "2024-03-05"}]
+    upload = SimpleUploadedFile("c.jsonl", "".join(json.dumps(x) + "\n" for x in lines).encode())
+    page = alice_client.post("/chats/import", {"file": upload, "next": "/library/"})
+    text = page.content.decode()
+    assert page.status_code == 200 and 'data-testid="character-find"' in text
+    token = re.search(r'name="token" value="([0-9a-f]{32})"', text).group(1)
+    assert all(bobs[0] not in row for row in _import_picks(text))
+    found = alice_client.post("/chats/import", {
+        "token": token, "next": "/library/", "confirmed": "1", "find_go": "1",
+        "find": "troll 0", "character_ids": [character, ""], "player_name": "Ann"})
+    text = found.content.decode()
+    assert found.status_code == 200
+    picks = _import_picks(text)
+    assert picks[0][0] == character and picks[1][0] == ""  # each speaker's pick, kept
+    assert all(row[1:3] == ["", bobs[0]] for row in picks)  # "not in this chat", then found
+    assert 'value="Ann"' in text and 'value="troll 0"' in text
+    done = alice_client.post("/chats/import", {
+        "token": token, "next": "/library/", "confirmed": "1",
+        "character_ids": [character, bobs[0]], "player_name": "Ann"})
+    assert done.status_code == 302 and "/instances/" in done["Location"]
