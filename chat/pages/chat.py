@@ -67,6 +67,7 @@ from library.selectors import (
     persona_effective,
     personas_visible_to,
 )
+from library.start_kept import start_choices_keep, start_choices_taken, start_ids_kept
 from memory.authors_note import NOTE_ROLES, authors_note_save
 from memory.errors import MemoryActionError
 from memory.runtime import progress_state
@@ -93,8 +94,11 @@ def home(request: HttpRequest) -> HttpResponse:
     overview = selectors.instances_overview(get_store(),
                                             instances_visible_to(request.user))
     find = request.GET.get("find")
-    characters, find_error = character_choices_found(user=request.user, find=find)
+    kept = start_choices_taken(request)
+    characters, find_error = character_choices_found(user=request.user, find=find,
+                                                     also=start_ids_kept(kept))
     return render(request, "chat/home.html", {
+        "start_kept": kept,
         "instances": [entry for entry in overview if not entry["archived"]],
         "archived_instances": [entry for entry in overview if entry["archived"]],
         "characters": characters, "find": find, "find_error": find_error,
@@ -115,9 +119,10 @@ def instance_new(request: HttpRequest) -> HttpResponse:
     a character this account may not play, too many ticked) is said by personalab.middleware
     in the reader's language, back on the page the form is on."""
     group = request.GET.get("group") == "1"
-    named = persona_first_named(get_store(), owner=request.user,
-                                name=request.POST.get("player_name"))
+    named = None
     try:
+        named = persona_first_named(get_store(), owner=request.user,
+                                    name=request.POST.get("player_name"))
         if group:
             instance_id = instance_create(
                 get_store(), owner=request.user, character_ids=_ticked(request),
@@ -129,6 +134,7 @@ def instance_new(request: HttpRequest) -> HttpResponse:
                 background_id=request.POST.get("background_id") or None)
     except Exception:
         persona_first_undone(get_store(), owner=request.user, persona_id=named)
+        start_choices_keep(request, group=group)
         raise
     return redirect("instance", instance_id=instance_id)
 

@@ -75,6 +75,7 @@ from library.pages.regex_script_form import (
 from library.pages.trash import deleted_url, restore_offer
 from library.personas.services import name_ask_context
 from library.refusal_words import refusal_words
+from library.start_kept import start_choices_taken, start_ids_kept
 from personalab.lib.config_schema import count_coerced
 from personalab.lib.errors import LimitReached
 from personalab.lib.ids import InvalidId
@@ -114,6 +115,7 @@ def library_index(request: HttpRequest) -> HttpResponse:
                      if background_picture_file(store, b.background_id) is not None},
         "lorebooks": lorebooks,
         "in_all_chats": set(global_lorebook_ids(store, username=user.get_username())),
+        "start_kept": start_choices_taken(request),
         **name_ask_context(user=user)})
 
 
@@ -235,9 +237,11 @@ def _story_start_choices(request: HttpRequest, character_id: str | None) -> dict
     if not character_id:
         return {}
     find = request.GET.get("find")
+    kept = start_choices_taken(request)
     characters, find_error = character_choices_found(user=request.user, find=find,
-                                                     also=[character_id])
+                                                     also=[character_id, *start_ids_kept(kept)])
     return {"start_characters": characters, "find": find, "find_error": find_error,
+            "start_kept": kept,
             "backgrounds": selectors.backgrounds_visible_to(user=request.user),
             **name_ask_context(user=request.user)}
 
