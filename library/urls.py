@@ -1,6 +1,7 @@
 from django.urls import path
 
 from library.pages import editors as views
+from library.pages import library_index as library_index_views
 from library.pages import lorebook_editor as lorebook_views
 from library.pages import personas as persona_views
 from library.pages import regex_scripts as regex_script_views
@@ -8,7 +9,7 @@ from library.pages import trash as trash_views
 from library.pages import world_info_settings as world_info_views
 
 urlpatterns = [
-    path("", views.library_index, name="library"),
+    path("", library_index_views.library_index, name="library"),
     path("characters/new", views.character_edit, name="character_new"),
     path("characters/<str:character_id>/", views.character_edit, name="character_edit"),
     path("characters/<str:character_id>/avatar.png", views.character_avatar,

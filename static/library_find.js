@@ -1,7 +1,8 @@
-// The library page's search box: shows only the tiles and rows whose name, tags or blurb hold
-// every word typed; the sections stay, so an author sees where a match is.
+// The library page's search box: while every item is on the page (`data-whole`), typing shows
+// only the tiles and rows whose name, tags or blurb hold every word; the sections stay, so an
+// author sees where a match is. A paged library is searched by the server (the form's Find).
 (function () {
-  const box = document.querySelector("[data-testid=library-search]");
+  const box = document.querySelector("[data-library-whole] [data-testid=library-search]");
   if (!box) return;
   const items = [...document.querySelectorAll("main [data-find]")];
   const none = document.querySelector("[data-testid=library-no-match]");

@@ -53,9 +53,7 @@ from library.find_replace.services import (
 )
 from library.item_copy import background_copy, character_copy, lorebook_copy
 from library.item_versions import item_version
-from library.library_tiles import character_tiles
 from library.lore import services as lorebook_services
-from library.lore.global_books import global_lorebook_ids
 from library.lore.st_settings import MAX_FILE_BYTES
 from library.lore.st_tags import (
     kept_names_said,
@@ -72,7 +70,7 @@ from library.pages.regex_script_form import (
     regex_scripts_posted,
     regex_scripts_shown,
 )
-from library.pages.trash import deleted_url, restore_offer
+from library.pages.trash import deleted_url
 from library.personas.services import name_ask_context
 from library.refusal_words import refusal_words
 from library.start_kept import start_choices_taken, start_ids_kept
@@ -92,31 +90,6 @@ def _refused(request: HttpRequest, exc: LibraryError, fallback: str, **kwargs) -
         return HttpResponse(str(exc), status=403, content_type="text/plain; charset=utf-8")
     messages.error(request, refusal_words(str(exc)))
     return redirect(fallback, **kwargs)
-
-
-LIBRARY_FIND_FROM = 6  # more items than this and the page offers a search box
-
-
-@login_required
-@require_GET
-def library_index(request: HttpRequest) -> HttpResponse:
-    user = request.user
-    backgrounds = list(selectors.backgrounds_visible_to(user=user))
-    store = get_store()
-    characters = list(selectors.characters_visible_to(user=user))
-    lorebooks = list(selectors.lorebooks_visible_to(user=user))
-    return render(request, "library/index.html", {
-        "restorable": restore_offer(request, ("character", "background")),
-        "findable": len(characters) + len(backgrounds) + len(lorebooks) > LIBRARY_FIND_FROM,
-        "characters": characters,
-        "character_tiles": character_tiles(store, characters=characters),
-        "backgrounds": backgrounds,
-        "pictured": {b.background_id for b in backgrounds
-                     if background_picture_file(store, b.background_id) is not None},
-        "lorebooks": lorebooks,
-        "in_all_chats": set(global_lorebook_ids(store, username=user.get_username())),
-        "start_kept": start_choices_taken(request),
-        **name_ask_context(user=user)})
 
 
 @login_required
