@@ -17,8 +17,19 @@ let reopenBlocked = null;  // the ⋯ whose press just closed its menu: that cli
 // Every message the server rendered can take the focus, so Tab reaches it; new ones (a turn,
 // an older page, a message read again) are made so as they arrive.
 function focusableMake(scope) {
+  if (scope.matches?.(".msg[data-index]:not([tabindex])")) scope.tabIndex = 0;
   for (const article of scope.querySelectorAll(".msg[data-index]:not([tabindex])")) {
     article.tabIndex = 0;
+  }
+}
+
+// Only what the mutations added is looked at: a jump's 1,000 older lines are drawn a slice at a
+// time, each slice a mutation, and a look over the whole list at each held a phone's page.
+function addedFocusable(records) {
+  for (const record of records) {
+    for (const node of record.addedNodes) {
+      if (node.nodeType === Node.ELEMENT_NODE && !node.closest(".md")) focusableMake(node);
+    }
   }
 }
 
@@ -155,8 +166,8 @@ function pressWire(list) {
 export function menuWire() {
   const chat = document.getElementById("chat");
   focusableMake(document);
-  new MutationObserver(() => {
-    focusableMake(chat);
+  new MutationObserver((records) => {
+    addedFocusable(records);
     menuFollow();
   }).observe(chat, {childList: true, subtree: true});
   document.addEventListener("keydown", (e) => {

@@ -137,13 +137,24 @@ let drawing = false;
 // A line the reader scrolls to before its turn is drawn as it comes near the view (the
 // browser says so of a content-visibility line; where it does not, the slices reach it).
 function drawWhenNear(e) {
-  if (!e.skipped) renderAll(e.currentTarget);
+  if (!e.skipped) drawn(e.currentTarget);
+}
+
+// htmx's look through a line goes with its drawing too: done for 1,000 lines in one task it
+// was most of the time a jump held the page (a message's own buttons are the page script's,
+// not htmx's, so nothing waits for it).
+const drawnNodes = new WeakSet();
+
+function drawn(node) {
+  if (drawnNodes.has(node)) return;
+  drawnNodes.add(node);
+  if (window.htmx) window.htmx.process(node);
+  renderAll(node);
 }
 
 export function adoptSoon(ordered, now) {
   ordered.forEach((node, place) => {
-    if (window.htmx) window.htmx.process(node);
-    if (place < now) renderAll(node);
+    if (place < now) drawn(node);
     else node.addEventListener("contentvisibilityautostatechange", drawWhenNear, {passive: true});
   });
   drawLater.unshift(...ordered.slice(now).reverse());
@@ -154,7 +165,7 @@ function drawSlice() {
   const end = performance.now() + 10;
   while (drawLater.length && performance.now() < end) {
     const node = drawLater.pop();
-    if (node.isConnected) renderAll(node);
+    if (node.isConnected) drawn(node);
   }
   if (drawLater.length) setTimeout(drawSlice, 0);
   else drawing = false;

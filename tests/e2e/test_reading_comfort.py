@@ -202,6 +202,26 @@ def test_a_replys_info_says_when_which_model_its_tokens_and_how_long(server: Ser
         phone.context.close()
 
 
+# Counts what a jump does in the task that puts the older lines in (htmx.process calls, read
+# by a mutation observer's callback, which runs right after that task's code) and the looks for
+# messages without a tabindex over the whole #chat.
+WATCH_JUMP = """() => {
+  const jump = window.__jump = {processed: 0, at_insert: null, whole_list_looks: 0};
+  const process = window.htmx.process;
+  window.htmx.process = (node) => { jump.processed += 1; return process(node); };
+  const find = Element.prototype.querySelectorAll;
+  Element.prototype.querySelectorAll = function (selector) {
+    if (this.id === "chat" && String(selector).includes("tabindex")) jump.whole_list_looks += 1;
+    return find.call(this, selector);
+  };
+  new MutationObserver((records, observer) => {
+    if (!records.some((r) => [...r.addedNodes].some((n) => n.matches?.(".msg")))) return;
+    jump.at_insert = jump.processed;
+    observer.disconnect();
+  }).observe(document.getElementById("messages"), {childList: true});
+}"""
+
+
 def test_go_to_a_message_number_and_its_info_from_the_keyboard(server: Server,
                                                                page: Page) -> None:
     """A chat longer than a page (40): message #3 is read in one page of older ones, shown and
@@ -214,6 +234,7 @@ def test_go_to_a_message_number_and_its_info_from_the_keyboard(server: Server,
     reading_card_open(page)
     reads: list[str] = []
     page.on("request", lambda request: "/messages?" in request.url and reads.append(request.url))
+    page.evaluate(WATCH_JUMP)
     page.get_by_test_id("message-jump-index").fill("3")
     page.get_by_test_id("message-jump-index").press("Enter")
     target = page.locator('#messages .msg[data-index="3"]')
@@ -221,6 +242,12 @@ def test_go_to_a_message_number_and_its_info_from_the_keyboard(server: Server,
     # one read down to it, not a page of 40 after another (#5 of 1,236 took 30 reads, 9 s);
     # the reader now near the top, the scroll reads the three lines before it
     assert reads[0].endswith("?before=50&shown=47") and len(reads) <= 2, reads
+    # the lines are made live a slice at a time, those nearest #3 first, not all 47 in the task
+    # that puts them in (1,000 held a phone's page for seconds); and the slices' mutations do
+    # not each look over the whole list for messages to make focusable
+    wait_until(page, "() => !document.querySelector('#messages .md:not([data-rendered])')")
+    watched = page.evaluate("() => window.__jump")
+    assert watched["at_insert"] == 30 and watched["whole_list_looks"] == 0, watched
     box, shown = target.bounding_box(), page.locator("#messages").bounding_box()
     assert shown["y"] - 1 <= box["y"] < shown["y"] + shown["height"]
     # only the list scrolled: the page (which a wheel cannot scroll) stayed where it was, and
