@@ -142,6 +142,8 @@ async def _round_locked(store: FileStore, *, instance_id: str, user_text: str | 
         # Stopped, or the page closed or reloaded (a phone locking its screen): the page says
         # who never answered until the next round starts.
         await asyncio.to_thread(_round_cut_note, store, instance_id, unanswered)
+        if results:  # the page that stopped it says so at once, as a reload does
+            results[-1].unanswered = unanswered
     return results
 
 

@@ -19,6 +19,9 @@ def chat_page_strings() -> dict[str, Any]:
         "notConnected": gettext("Not connected; try again when the connection is back."),
         "stopped": gettext("Stopped: the partial reply is saved."),
         "stoppedBeforeReply": gettext("Stopped before the reply began."),
+        "roundCut": gettext("The last round stopped before %(names)s answered (Stop, or the page "
+                            "was closed or reloaded): use “Answer now” under “Characters in this "
+                            "story” to let them speak."),
         "nobodyAnswered": gettext("Nobody answers by themselves here (manual order, or every "
                                   "member muted): pick who speaks with “Answer now” under "
                                   "“Characters in this story” (☰ Story on a phone)."),

@@ -88,12 +88,15 @@ class TurnResult:
     error: str | None = None
     director: dict[str, Any] | None = None
     speaker: str | None = None
+    unanswered: list[str] = field(default_factory=list)  # a stopped round's never reached
 
     def done_event(self) -> dict[str, Any]:
         event = {"type": "done", "trace_id": self.trace_id, "turn": self.turn,
                  "session_id": self.session_id, "interrupted": self.interrupted,
                  "empty": self.empty, "truncated": self.truncated, "error": bool(self.error),
                  "director": self.director}
+        if self.unanswered:
+            event["unanswered"] = self.unanswered
         return {**event, "speaker": self.speaker} if self.speaker else event
 
 

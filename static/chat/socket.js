@@ -186,8 +186,10 @@ function onEvent(event) {
     draftTaken();
     // a round nobody answered (manual order, or every member muted) says how to pick one
     const said = Boolean(turn.streaming && turn.streaming.raw.trim());
-    statusSay(event.interrupted ? (said ? S.stopped : S.stoppedBeforeReply)
-      : (event.round_end && event.replies === 0 ? S.nobodyAnswered : ""));
+    // a stopped round names who never answered, as the page does after a reload
+    const cut = event.unanswered?.length ? S.roundCut.replace("%(names)s", event.unanswered.join(", ")) : "";
+    statusSay(cut || (event.interrupted ? (said ? S.stopped : S.stoppedBeforeReply)
+      : (event.round_end && event.replies === 0 ? S.nobodyAnswered : "")));
     finishTurn(event.trace_id);
   }
 }

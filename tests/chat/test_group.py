@@ -10,6 +10,7 @@ import re
 import pytest
 from asgiref.sync import sync_to_async
 
+from chat.groups.round import round_done_event
 from chat.services.instances import instance_create
 from chat.services.members import instance_member_add
 from chat.services.session_export import session_export
@@ -197,8 +198,10 @@ async def test_a_round_cut_short_is_noted_on_the_page_until_the_next_round(
     # A reload or a phone locking its screen stops the round like Stop: before, the page then
     # gave no sign that Brenna never answered.
     use_stub.script(Reply("z" * 300, chunk_size=1, delay=0.01))
-    await _say_stopped_at_the_first_token(store, group, "说吧")
+    results = await _say_stopped_at_the_first_token(store, group, "说吧")
     assert store.instance_state_read(group)["round_cut"] == {"names": ["Brenna"]}
+    # the round's last event says it too, so the page that stopped it names her at once
+    assert round_done_event(results)["unanswered"] == ["Brenna"]
     page = (await sync_to_async(alice_client.get)(f"/instances/{group}/")).content.decode()
     status = re.search(r'<p id="status"[^>]*>(.*?)</p>', page, re.DOTALL).group(1)
     assert "Brenna" in status and "Answer now" in status
