@@ -15,7 +15,9 @@ that takes milliseconds. A larger one's page starts one worker in the background
 (`export_worker_warm`), so its export seldom waits for the start; a worker with every server
 start cost each start 1.1 s of CPU and 110 MB whether anything was exported or not.
 One account's exports hold at most all but one worker (`workers_per_account`), and a freed
-worker goes to the waiting account that holds fewest (`_worker_share`).
+worker goes to the waiting account that holds fewest, then to the one served longest ago
+(`_worker_share`): accounts take turns, so two accounts each holding a worker with a second
+export waiting never keep a third waiting past the first worker freed.
 """
 
 from __future__ import annotations
@@ -51,6 +53,10 @@ _held: Counter[str] = Counter()
 _held_changed = threading.Condition()
 _waiting: dict[int, str] = {}  # the account of each export waiting for a worker, by ticket
 _tickets = itertools.count()
+# When each account was last handed a worker (a grant's number; one int per account that ever
+# exported, kept: forgotten, an account would count as never served and go first again).
+_served: dict[str, int] = {}
+_grants = itertools.count()
 
 
 def _exported(instance_id: str, session_id: str, fmt: str,
@@ -125,14 +131,16 @@ def workers_per_account() -> int:
 
 def _turn_of(ticket: int, account: str) -> bool:
     """Whether the export waiting with `ticket` may take a worker now: one is free, its account
-    holds less than its share, and no waiting account within its share holds fewer (among
-    equals, the one waiting longest)."""
+    holds less than its share, and no waiting account within its share comes before it: one
+    holding fewer, then one served longer ago (never is longest), then one waiting longer.
+    Waiting longest alone served an account's second export, sent early, before a third
+    account's first: two accounts with a second export each kept it waiting two exports."""
     share = workers_per_account()
     if sum(_held.values()) >= settings.PERSONALAB_EXPORT_PROCESSES or _held[account] >= share:
         return False
-    first = min((_held[other], waiting) for waiting, other in _waiting.items()
-                if _held[other] < share)
-    return first == (_held[account], ticket)
+    first = min((_held[other], _served.get(other, -1), waiting)
+                for waiting, other in _waiting.items() if _held[other] < share)
+    return first == (_held[account], _served.get(account, -1), ticket)
 
 
 @contextlib.contextmanager
@@ -148,6 +156,7 @@ def _worker_share(account: str) -> Iterator[None]:
         finally:
             del _waiting[ticket]
         _held[account] += 1
+        _served[account] = next(_grants)
         _held_changed.notify_all()  # who is first among the others changed
     try:
         yield

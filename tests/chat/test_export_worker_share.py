@@ -35,6 +35,11 @@ class _Pool:
         self.running[index][1].set_result((b"", "application/jsonl"))
 
 
+@pytest.fixture(autouse=True)
+def turns_forgotten(monkeypatch):
+    monkeypatch.setattr(export_process, "_served", {})  # who was served when, per test
+
+
 @pytest.fixture
 def pool(settings, monkeypatch):
     settings.PERSONALAB_EXPORT_PROCESSES = 2

@@ -1,0 +1,77 @@
+"""Accounts take turns at the export workers, on the real worker pool (spawned processes,
+chat/import_export/export_process.py). Eighth red-team pass: with two workers, bob and carol
+each ran one long export and each sent a second; alice's first, sent after those, waited for
+both seconds too, since a freed worker went to the export waiting longest. A freed worker now
+goes to the waiting account served longest ago."""
+
+from __future__ import annotations
+
+import threading
+
+import pytest
+
+from chat.import_export import export_process
+from tests import export_gate
+
+ACCOUNTS_EXPORTS = ["bobs_first", "carols_first", "bobs_second", "carols_second", "hers"]
+
+
+@pytest.fixture
+def real_pool(settings, monkeypatch, tmp_path):
+    """Two real export workers, each running `export_gate.gated_export` as its export."""
+    settings.PERSONALAB_EXPORT_PROCESSES = 2
+    monkeypatch.setattr(export_process, "_pool", None)
+    monkeypatch.setattr(export_process, "_served", {})
+    monkeypatch.setattr(export_process, "_small", lambda *args: False)
+    monkeypatch.setattr(export_process, "_exported", export_gate.gated_export)
+    yield tmp_path
+    for name in ACCOUNTS_EXPORTS:
+        export_gate.let_end(tmp_path, name)
+    pool = export_process._pool
+    if pool is not None:
+        pool.shutdown(wait=True, cancel_futures=True)
+    export_process._pool = None
+
+
+def _export(gates, account: str, name: str, results: dict) -> threading.Thread:
+    def run() -> None:
+        results[name] = export_process.session_export_apart(
+            instance_id=name, session_id=str(gates), fmt="jsonl", character=None,
+            account=account)
+    thread = threading.Thread(target=run, daemon=True)
+    thread.start()
+    return thread
+
+
+def _waiting(count: int) -> bool:
+    with export_process._held_changed:
+        return export_process._held_changed.wait_for(
+            lambda: len(export_process._waiting) >= count, timeout=60)
+
+
+def test_a_third_account_gets_the_first_worker_freed_on_the_real_pool(real_pool):
+    gates, results = real_pool, {}
+    threads = [_export(gates, "bob", "bobs_first", results),
+               _export(gates, "carol", "carols_first", results)]
+    assert export_gate.started(gates, ACCOUNTS_EXPORTS, count=2) == {"bobs_first",
+                                                                   "carols_first"}
+    threads.append(_export(gates, "bob", "bobs_second", results))
+    assert _waiting(1)
+    threads.append(_export(gates, "carol", "carols_second", results))
+    assert _waiting(2)
+    threads.append(_export(gates, "alice", "hers", results))
+    assert _waiting(3)
+    export_gate.let_end(gates, "bobs_first")
+    # One worker is free: one export starts, alice's, not bob's second sent before it.
+    assert export_gate.started(gates, ACCOUNTS_EXPORTS, count=3) == {
+        "bobs_first", "carols_first", "hers"}
+    export_gate.let_end(gates, "carols_first")
+    # bob was served before carol: his second goes before hers.
+    assert export_gate.started(gates, ACCOUNTS_EXPORTS, count=4) == {
+        "bobs_first", "carols_first", "hers", "bobs_second"}
+    for name in ACCOUNTS_EXPORTS:
+        export_gate.let_end(gates, name)
+    for thread in threads:
+        thread.join(120)
+    assert results == {name: (name.encode(), "text/plain") for name in ACCOUNTS_EXPORTS}
+    assert not export_process._held and not export_process._waiting
