@@ -10,6 +10,7 @@ Chinese), written and deleted with `turns` when the model is installed. Everythi
 
 from __future__ import annotations
 
+import logging
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -22,6 +23,7 @@ from django.conf import settings
 from memory.keyword_index.docs import keyword_documents
 from memory.keyword_index.store import Key, KeywordStore
 from memory.keyword_index.tokens import turn_text
+from memory.vectors.store_check import CollectionDamaged, collection_problem
 from memory.vectors.turn_docs import turn_doc_id, turn_is_indexable, turns_indexable
 from memory.vectors.where import where_checkable, where_instances, where_matches, where_normalize
 from personalab.lib.embedding.embeddings import (
@@ -37,6 +39,7 @@ SECOND = "turns_minilm"
 EVENT_KIND = {"summaries": "summary", "plots": "plot"}
 MAX_GET_BATCH = 5000
 UNFILTERED_FACTOR = 4
+log = logging.getLogger(__name__)
 LOOK_UP: Any = object()  # add_turns: find the line before the batch in the index
 
 
@@ -125,6 +128,8 @@ class MemoryIndex:
         self._second_embed = (second if callable(second) else second_embed) if wanted else None
         self._client: Any = None
         self._collections: dict[str, Any] = {}
+        self._checked: set[str] = set()  # collections whose files were read before first use
+        self._damaged: dict[str, str] = {}
         self._lock = threading.Lock()
         # Beside the Chroma folder, in the data folder every worker shares (also when Chroma
         # is a server).
@@ -174,13 +179,36 @@ class MemoryIndex:
         """`collection(name).method(**kwargs)`, with the handle opened again once when the
         collection was deleted and created anew meanwhile (`reindex --memory` in another
         process, a Chroma server that lost its data): the old handle only says "does not exist"."""
+        self._files_checked(name)
         try:
             return getattr(self.collection(name), method)(**kwargs)
         except Exception as exc:
             if not collection_gone(exc):
                 raise
         self._collections.pop(name, None)
+        self._checked.discard(name)  # the new collection's files: another process wrote them
+        self._files_checked(name)
         return getattr(self.collection(name), method)(**kwargs)
+
+    def _files_checked(self, name: str) -> None:
+        """Before this process's first use of an embedded collection, which loads its segment
+        from disk: its files read (memory.vectors.store_check.collection_problem, tens of ms
+        at 20,000 lines, once). A damaged one raises CollectionDamaged here and at every later
+        use (the turn goes on without recall, with the reason) instead of killing the server."""
+        if self.chroma_url or name in self._checked:
+            return
+        problem = self._damaged.get(name)
+        if problem is None:
+            problem = collection_problem(chroma_path=self.chroma_path, name=name)
+            if problem:
+                self._damaged[name] = problem
+                log.error("memory collection %s is damaged (%s): recall goes on without it "
+                          "until the server is started again, which sets it aside and fills it "
+                          "in again from the files", name, problem)
+        if problem:
+            raise CollectionDamaged(f"the memory store's {name} collection is damaged "
+                                    f"({problem}); start the server again to rebuild it")
+        self._checked.add(name)
 
     def collection_ids(self) -> dict[str, str]:
         """Each collection's id as Chroma holds it now (a collection created anew gets a new

@@ -32,6 +32,7 @@ from personalab.lib.embedding.chroma_check import (
     collections_delete,
     collections_probe,
     segment_ids,
+    segment_problem,
     segments_damaged,
 )
 
@@ -167,3 +168,18 @@ def collections_set_aside(*, chroma_path: Path, damaged: dict[str, str]) -> Path
                 "they are filled in again from the files", ", ".join(damaged),
                 "; ".join(f"{name}: {why}" for name, why in damaged.items()), aside)
     return aside
+
+
+class CollectionDamaged(Exception):
+    """A collection whose segment files were found damaged before this process first used it
+    (`collection_problem`): it is not touched until a restart's check sets it aside."""
+
+
+def collection_problem(*, chroma_path: Path, name: str) -> str:
+    """What is wrong with collection `name`'s vector segment files, or "". Read before a
+    process's first use of the collection, which loads them: a graph damaged after the start's
+    check (another process killed mid-write) killed the server that loaded it, in Chroma's
+    native code, after the player's line was written. A segment already loaded is searched in
+    memory: damage to its files does nothing to this process (tried, docs/security.md)."""
+    segment = segment_ids(Path(chroma_path)).get(name)
+    return segment_problem(Path(chroma_path) / segment) if segment else ""
