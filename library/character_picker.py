@@ -60,11 +60,15 @@ def character_choices(*, user, also: Iterable[str] = ()) -> CharacterChoices:
 def characters_found(*, user, text: str, limit: int = FOUND_LIMIT) -> CharacterChoices:
     """The characters `user` may see whose name or tags hold every word of `text` (as typed:
     no pattern; case ignored), names starting with the first word first, then by name; at most
-    `limit`, `more` when others match. A `text` over FIND_MAX_CHARS or FIND_MAX_WORDS words is
-    refused; one of none finds none."""
+    `limit`, `more` when others match. A `text` over FIND_MAX_CHARS or FIND_MAX_WORDS words, or
+    holding a NUL, is refused; one of none finds none."""
     if not isinstance(text, str) or len(text) > FIND_MAX_CHARS:
         raise Invalid(gettext("type at most %(count)s characters to find a character")
                       % {"count": FIND_MAX_CHARS}, field="q")
+    if "\0" in text:  # SQLite's LIKE ended the pattern there (so "\0" found every name);
+        # PostgreSQL refuses the query (a 500)
+        raise Invalid(gettext("what you type to find a character cannot hold a NUL character"),
+                      field="q")
     words = text.split()
     if len(words) > FIND_MAX_WORDS:
         raise Invalid(gettext("type at most %(count)s words to find a character")

@@ -152,6 +152,19 @@ def test_a_search_too_long_is_refused_with_a_sentence(client, alice, alice_clien
     assert page.status_code == 200 and 'data-testid="character-find-error"' in page.content.decode()
 
 
+@pytest.mark.parametrize("text", ["\0", "Plain\0", "\0%"])
+def test_a_nul_is_refused_not_read_as_the_patterns_end(client, alice, alice_client, store, bob,
+                                                       text):
+    # Eighth red-team pass: SQLite's LIKE stopped at the NUL, so "\0" found every character
+    # the account sees (and PostgreSQL answers such a query with an error: a 500).
+    _made(store, bob, "Plain")
+    answer = client.get(CHOICES, {"q": text}, **bearer_auth(alice))
+    assert answer.status_code == 400
+    assert "NUL" in answer.json()["error"]["message"]
+    page = alice_client.get("/", {"find": text}).content.decode()
+    assert 'data-testid="character-find-error"' in page and "NUL" in page
+
+
 def test_without_the_script_the_page_finds_her_a_shared_character_and_she_plays_it(
         alice_client, store, alice, character, bobs, few_offered):
     assert bobs[0] not in _options(alice_client.get("/").content.decode())
