@@ -5,6 +5,7 @@ worker (it gets the test process's sys.path)."""
 
 from __future__ import annotations
 
+import os
 import time
 from pathlib import Path
 
@@ -13,10 +14,10 @@ WAIT_AT_MOST = 300.0  # a worker never left running when a test fails before let
 
 def gated_export(instance_id: str, gate_dir: str, fmt: str,
                  character: str | None) -> tuple[bytes, str]:
-    """In the worker: says it started (`<instance_id>.started`), then waits for
-    `<instance_id>.go`. The session id carries the gates' folder."""
+    """In the worker: says it started (`<instance_id>.started`, holding the worker's pid),
+    then waits for `<instance_id>.go`. The session id carries the gates' folder."""
     gates = Path(gate_dir)
-    (gates / f"{instance_id}.started").touch()
+    (gates / f"{instance_id}.started").write_text(str(os.getpid()), encoding="ascii")
     deadline = time.monotonic() + WAIT_AT_MOST
     while not (gates / f"{instance_id}.go").exists() and time.monotonic() < deadline:
         time.sleep(0.02)

@@ -6,7 +6,10 @@ goes to the waiting account served longest ago."""
 
 from __future__ import annotations
 
+import os
+import signal
 import threading
+import time
 
 import pytest
 
@@ -35,9 +38,12 @@ def real_pool(settings, monkeypatch, tmp_path):
 
 def _export(gates, account: str, name: str, results: dict) -> threading.Thread:
     def run() -> None:
-        results[name] = export_process.session_export_apart(
-            instance_id=name, session_id=str(gates), fmt="jsonl", character=None,
-            account=account)
+        try:
+            results[name] = export_process.session_export_apart(
+                instance_id=name, session_id=str(gates), fmt="jsonl", character=None,
+                account=account)
+        except Exception as exc:  # noqa: BLE001 — the test reads what each export got
+            results[name] = exc
     thread = threading.Thread(target=run, daemon=True)
     thread.start()
     return thread
@@ -75,3 +81,28 @@ def test_a_third_account_gets_the_first_worker_freed_on_the_real_pool(real_pool)
         thread.join(120)
     assert results == {name: (name.encode(), "text/plain") for name in ACCOUNTS_EXPORTS}
     assert not export_process._held and not export_process._waiting
+
+
+def test_an_export_waiting_while_a_worker_is_killed_runs_on_new_workers(real_pool):
+    """An export that waited for a worker while one was killed (an out-of-memory kill) was
+    then sent to the broken pool and answered 503 without ever starting; it starts on new
+    workers now."""
+    gates, results = real_pool, {}
+    threads = [_export(gates, "bob", "bobs_first", results),
+               _export(gates, "carol", "carols_first", results)]
+    assert export_gate.started(gates, ACCOUNTS_EXPORTS, count=2) == {"bobs_first",
+                                                                   "carols_first"}
+    threads.append(_export(gates, "alice", "hers", results))
+    assert _waiting(1)
+    os.kill(int((gates / "bobs_first.started").read_text()), signal.SIGKILL)
+    deadline = time.monotonic() + export_gate.WAIT_AT_MOST
+    while (not (gates / "hers.started").exists() and threads[2].is_alive()
+           and time.monotonic() < deadline):
+        time.sleep(0.02)
+    assert "hers" not in results, results.get("hers")  # not answered before it ran
+    export_gate.let_end(gates, "hers")
+    for thread in threads:
+        thread.join(120)
+    assert results["hers"] == (b"hers", "text/plain")
+    assert all(getattr(results[name], "code", "") == "export_failed"
+               for name in ("bobs_first", "carols_first"))
