@@ -181,5 +181,6 @@ def collection_problem(*, chroma_path: Path, name: str) -> str:
     check (another process killed mid-write) killed the server that loaded it, in Chroma's
     native code, after the player's line was written. A segment already loaded is searched in
     memory: damage to its files does nothing to this process (tried, docs/security.md)."""
-    segment = segment_ids(Path(chroma_path)).get(name)
-    return segment_problem(Path(chroma_path) / segment) if segment else ""
+    chroma_path = Path(chroma_path).resolve()  # segment_ids opens it by URI: absolute only
+    segment = segment_ids(chroma_path).get(name)
+    return segment_problem(chroma_path / segment) if segment else ""

@@ -17,6 +17,7 @@ from chromadb.api.shared_system_client import SharedSystemClient
 
 from memory.recall.rag import query_user_history
 from memory.vectors.index import MemoryIndex, chroma_id
+from memory.vectors.store_check import CollectionDamaged
 from personalab.lib.embedding.chroma_check import segment_ids
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -67,6 +68,15 @@ def test_recall_goes_on_without_a_collection_damaged_after_the_start(damaged_aft
     assert "memory collection turns is damaged" in caplog.text
     again = query_user_history("还记得第一轮的台词吗", "inst_a", index=index, force=True)
     assert "turns collection is damaged" in again.warning["detail"]  # said once, kept off
+
+
+def test_a_store_named_by_a_relative_path_is_read_too(damaged_after_start, monkeypatch):
+    # A relative path raised ValueError (sqlite opens the store by a file URI): every recall
+    # of such an index would have gone without vectors, for that error.
+    monkeypatch.chdir(damaged_after_start.parent)
+    index = MemoryIndex(chroma_path=Path(damaged_after_start.name), second=False)
+    with pytest.raises(CollectionDamaged, match="turns collection is damaged"):
+        index._files_checked("turns")
 
 
 CHILD = """
