@@ -186,7 +186,9 @@ def worker_env(data_dir: Path, **extra: str) -> dict[str, str]:
                           "PERSONALAB_GGUF", "PERSONALAB_CHROMA_URL", "REDIS_URL", "DATABASE_URL")}
     env.update({"PERSONALAB_DATA_DIR": str(data_dir), "SECRET_KEY": SECRET_KEY,
                 "DJANGO_SETTINGS_MODULE": "personalab.settings", "LOG_LEVEL": "WARNING",
-                "PYTHONPATH": str(ROOT), "PERSONALAB_OFFLINE_DELAY": "0", **extra})
+                "PYTHONPATH": str(ROOT), "PERSONALAB_OFFLINE_DELAY": "0",
+                # the scale tests' and benchmarks' many players are one account
+                "PERSONALAB_TURNS_PER_ACCOUNT": "0", **extra})
     return env
 
 

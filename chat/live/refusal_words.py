@@ -24,6 +24,8 @@ CODE_WORDS = {
                              "the page."),
     "throttled": gettext_lazy("Too many actions on this chat in a short time; wait a moment, "
                               "then try again."),
+    "account_turns": gettext_lazy("Your account has as many replies being written at once as "
+                                  "the server allows; wait for one to end, then try again."),
 }
 BUSY = gettext_lazy("A reply is still being written or another change holds this chat: stop it "
                     "or wait for it, then try again.")

@@ -2,5 +2,5 @@
 what it reads before the model is called (`context`: files, `memory` for recall and the
 director, `lore`, `macros`, `variables`), the window it fits (`window`, `model_context`, `overflow`,
 `reply_limit`), regenerate and continue (`redo`), the recap a turn may start (`recap_roll`),
-and the light entries beside a turn:
-`aside`, `impersonate`."""
+how many replies one account may have written at once (`account_turns`), and the light
+entries beside a turn: `aside`, `impersonate`."""

@@ -23,7 +23,7 @@ import numpy as np
 from chat.groups.prompt import lines_for_speaker
 from chat.play import context as turn_context
 from chat.play.regex_scripts import lines_for_model
-from chat.play.turn import Emit, TurnRefused, validate_user_text
+from chat.play.turn import Emit, TurnRefused, account_turn_or_refused, validate_user_text
 from chat.services.generation import generation_for_instance
 from library.errors import ItemWithheld
 from library.selectors import character_for_chat, persona_effective
@@ -109,6 +109,14 @@ async def aside_run(store: FileStore, *, instance_id: str, speaker: Any, content
     LLM ends in an answer with `error` set; `stop` ends it early, keeping what came (nothing
     is written to the story either way)."""
     text = validate_user_text(content)
+    with account_turn_or_refused(store, instance_id):
+        return await _aside_answered(store, instance_id=instance_id, speaker=speaker, text=text,
+                                     emit=emit, provider=provider, stop=stop)
+
+
+async def _aside_answered(store: FileStore, *, instance_id: str, speaker: Any, text: str,
+                          emit: Emit, provider: Provider | None,
+                          stop: asyncio.Event | None) -> AsideResult:
     plan = await asyncio.to_thread(aside_plan, store, instance_id=instance_id, speaker=speaker,
                                    text=text)
     provider = provider or await asyncio.to_thread(turn_context.provider_current, store)

@@ -22,6 +22,7 @@ from django.conf import settings
 from chat.groups.speaker_shown import speaker_shown
 from chat.groups.speakers import Pick
 from chat.play import context as turn_context
+from chat.play.account_turns import AccountTurnsBusy, account_turn_held
 from chat.play.overflow import RETRIES, overflow_learn
 from chat.play.prompt_refusal import prompt_refusal_said
 from chat.play.recap_roll import recaps_roll
@@ -146,10 +147,22 @@ def instance_locked(store: FileStore, instance_id: str) -> Iterator[None]:
     except LockUnavailable as exc:
         raise TurnRefused(exc.message, code=exc.code, status=exc.status) from None
     try:
-        with queries_once():
+        with account_turn_or_refused(store, instance_id), queries_once():
             yield
     finally:
         lock.release()
+
+
+@contextlib.contextmanager
+def account_turn_or_refused(store: FileStore, instance_id: str) -> Iterator[None]:
+    """One of the chat owner's replies at once (chat/play/account_turns.py), or TurnRefused."""
+    held = contextlib.ExitStack()
+    try:
+        held.enter_context(account_turn_held(store, instance_id))
+    except AccountTurnsBusy as exc:
+        raise TurnRefused(exc.message, code=exc.code, status=exc.status) from None
+    with held:
+        yield
 
 
 @dataclass
