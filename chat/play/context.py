@@ -58,7 +58,7 @@ from chat.prompt.recall_section import (
     recalled_entries,
 )
 from chat.prompt.tally import MESSAGE_OVERHEAD_TOKENS
-from chat.prompt.template_macros import template_macro_values
+from chat.prompt.template_macros import ST_SYSTEM_PROMPT, template_macro_values
 from chat.prompt.templates import TemplateStore, director_words
 from chat.prompt.window import ContextWindow, budgets_windowed, recap_spans
 from chat.prompt.world_info import outlet_macros
@@ -375,7 +375,8 @@ def _prompt_inputs(store: FileStore, ctx: TurnContext, director: dict | None,
                                   character_id=speaker_id(ctx), items=recaps)
     story = story_choice_for(store, group=group, state=ctx.instance_state,
                              speaker_id=speaker_id(ctx), continuing=bool(ctx.continue_from))
-    macros = template_macro_values(story, macros) | macros
+    macros = template_macro_values(story, macros, system_default=templates_for(store).get(
+        locale).default("text_system_prompt") or ST_SYSTEM_PROMPT) | macros
     join = card_join_for_turn(
         store, state=ctx.instance_state, instance_id=ctx.instance_id, pick_seed=ctx.pick_chat,
         speaker_id=ctx.speaker.character_id if ctx.speaker and group else None, story=story,

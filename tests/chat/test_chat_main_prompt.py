@@ -92,9 +92,12 @@ def test_the_prompt_manager_edits_or_empties_it(store, alice, use_stub):
 
 def test_a_chinese_prompt_gets_a_chinese_main_prompt(store, alice, use_stub):
     store.module_write("prompt", {"locale": "zh", "user_name": "Ann"})
-    instance_id = solo_create(store, alice, CARD)
+    # {{systemPrompt}} is the same line in the same language (until 2026-12-03 English).
+    instance_id = solo_create(store, alice, {**CARD, "data": {
+        **CARD["data"], "scenario": "A clinic. ({{systemPrompt}})"}})
     turn(store, instance_id)
     assert _first(use_stub) == "写出Mira在Mira与Ann之间这场虚构聊天中的下一条回复。"
+    assert "A clinic. (写出Mira在Mira与Ann之间这场虚构聊天中的下一条回复。)" in _system(use_stub)
     assert "fictional chat" not in _system(use_stub)
 
 

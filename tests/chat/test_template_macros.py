@@ -35,3 +35,20 @@ def test_the_cards_system_prompt_wins_system_prompt_but_not_the_default_one():
     assert _filled("{{defaultSystemPrompt}}", None, charPrompt="Be Mira.") == (
         "Write Mira's next reply in a fictional chat between Mira and Ann.")
     assert _filled("[{{instructOutput}}]", None) == "[]"
+
+
+def test_a_system_prompt_switched_off_empties_every_system_prompt_macro():
+    export = {"instruct": BUILT_IN["chatml"],
+              "sysprompt": {"name": "Off", "enabled": False, "content": "Be {{char}}."}}
+    choice = StoryChoice(template=context_template_named("chatml"),
+                         instruct=instruct_template_read(export))
+    assert _filled("[{{systemPrompt}}|{{defaultSystemPrompt}}|{{instructSystem}}]", choice,
+                   charPrompt="Be Mira.") == "[||]"
+
+
+def test_the_system_prompt_is_the_prompt_languages_own():
+    zh = "写出{{char}}在{{char}}与{{user}}之间这场虚构聊天中的下一条回复。"
+    merged = {**VALUES}
+    filled = macros_replace("{{systemPrompt}}",
+                            template_macro_values(None, merged, system_default=zh) | merged)
+    assert filled == "写出Mira在Mira与Ann之间这场虚构聊天中的下一条回复。"

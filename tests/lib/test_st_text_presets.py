@@ -167,3 +167,22 @@ def test_the_system_prompt_follows_sillytaverns_switch_its_text_and_the_card(
     text_api.script(Reply("I am Mira."))
     turn(store, instance_id)
     assert text_api.requests[-1]["prompt"].startswith(opening)
+
+
+@pytest.mark.parametrize(("enabled", "sent"), [
+    (False, "[|]"),  # switched off: every System Prompt macro is empty, the card's too
+    (True, "[You are Mira.|You are Mira.]"),
+])
+def test_system_prompt_macros_follow_sillytaverns_switch(store, alice, staff, client, text_api,
+                                                       enabled, sent):
+    # replaceInstructMacros: {{systemPrompt}} and {{defaultSystemPrompt}} are "" unless
+    # sysprompt.enabled, whatever the card's own system prompt says.
+    export = {"instruct": CHATML, "context": CHATML_CONTEXT,
+              "sysprompt": {"name": "Mine", "enabled": enabled, "content": "You are {{char}}."}}
+    _presets(client, staff, export, export)
+    english(store)
+    instance_id = solo_create(store, alice, {**CARD, "data": {
+        **CARD["data"], "personality": "calm [{{systemPrompt}}|{{defaultSystemPrompt}}]"}})
+    text_api.script(Reply("I am Mira."))
+    turn(store, instance_id)
+    assert f"personality: calm {sent}\n" in text_api.requests[-1]["prompt"]
