@@ -7,13 +7,15 @@ and lore timers do not advance. The finished suggestion gets the user-input rege
 prompt-only nor markdown-only ones), as SillyTavern's `cleanUpMessage` runs them on an
 impersonation; sending it runs them again, as SillyTavern's `sendMessageAsUser` does. Then
 the names, as there: it stops where the character's line starts, and the player's own `Name:`
-goes (personalab/lib/reply_names.py). The instance lock is held as for a turn, so a suggestion
-never runs beside a reply (and a reply never starts while one is written).
+goes (chat/play/reply_clean.py); while it streams, each event carries the text so far cleaned
+so, as SillyTavern shows it in the input box. The instance lock is held as for a turn, so a
+suggestion never runs beside a reply (and a reply never starts while one is written).
 """
 
 from __future__ import annotations
 
 import asyncio
+import contextlib
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -26,9 +28,10 @@ from chat.play.aside import until_stopped
 from chat.play.macros import player_time_zone
 from chat.play.prompt_refusal import prompt_refusal_said
 from chat.play.regex_scripts import turn_regex
+from chat.play.reply_clean import reply_names, suggestion_cleaned
 from chat.play.reply_limit import pieces_capped
 from chat.play.story_choice import text_completion_on
-from chat.play.turn import Emit, TurnRefused, instance_locked, reply_names
+from chat.play.turn import Emit, TurnRefused, instance_locked
 from library.errors import ItemWithheld
 from library.find_replace.scripts import USER_INPUT, RegexRun
 from library.selectors import persona_effective
@@ -37,7 +40,6 @@ from personalab.lib.llm import Provider
 from personalab.lib.macros import macros_replace
 from personalab.lib.prompt_language import locale_for_character
 from personalab.lib.reasoning import Reasoning
-from personalab.lib.reply_names import reply_names_cleaned
 from personalab.lib.store_errors import StoreError
 
 PROMPT_SETTING = "impersonation_prompt"  # in modules/prompt.json; "" = the template's default
@@ -123,37 +125,71 @@ def impersonate_plan(store: FileStore, *, instance_id: str) -> ImpersonatePlan:
         regex=turn_regex(store, ctx))
 
 
-def _names_cleaned(text: str, plan: ImpersonatePlan, provider: Provider) -> str:
-    return reply_names_cleaned(text, **reply_names(plan.llm_context, provider,
-                                                   impersonate=True))
-
-
 async def impersonate_run(store: FileStore, *, instance_id: str, emit: Emit,
                           provider: Provider | None = None,
                           stop: asyncio.Event | None = None) -> ImpersonateResult:
-    """Stream a suggestion as `impersonate_token` events; returns it whole. Refused (busy,
-    prompt too long) before anything streams; a failing LLM ends in a result with `error`;
-    `stop` ends it early, keeping what came."""
+    """Stream a suggestion as `impersonate_token` events (`content`: the text that came since
+    the last one; `text`: the whole suggestion so far as the box shows it, cleaned as the
+    finished one is); returns it whole. Refused (busy, prompt too long) before anything
+    streams; a failing LLM ends in a result with `error`; `stop` ends it early, keeping what
+    came."""
     with instance_locked(store, instance_id):
         plan = await asyncio.to_thread(impersonate_plan, store, instance_id=instance_id)
         provider = provider or await asyncio.to_thread(turn_context.provider_current, store)
+        # The template may be read from the files: off the event loop.
+        names = await asyncio.to_thread(reply_names, plan.llm_context, provider,
+                                        impersonate=True)
+        shape = plan.llm_context.get("reply_shape")
         pieces: list[str] = []
         flags: dict[str, Any] = {}
 
+        async def read(fresh: list[str], wake: asyncio.Event) -> None:
+            try:
+                async for piece in pieces_capped(
+                        provider.stream(plan.messages, context=plan.llm_context),
+                        limit=settings.PERSONALAB_MAX_MESSAGE_CHARS, flags=flags):
+                    if isinstance(piece, Reasoning) or not piece:
+                        continue
+                    pieces.append(piece)
+                    fresh.append(piece)
+                    wake.set()
+            finally:
+                fresh.append("")  # the end
+                wake.set()
+
         async def pump() -> None:
-            async for piece in pieces_capped(
-                    provider.stream(plan.messages, context=plan.llm_context),
-                    limit=settings.PERSONALAB_MAX_MESSAGE_CHARS, flags=flags):
-                if isinstance(piece, Reasoning) or not piece:
-                    continue
-                pieces.append(piece)
-                await emit({"type": "impersonate_token", "content": piece})
+            # What came while the last text was cleaned goes out in one event (user regex
+            # scripts run on the whole text: once per event, on a thread).
+            fresh: list[str] = []
+            wake = asyncio.Event()
+            reader = asyncio.create_task(read(fresh, wake))
+            try:
+                while True:
+                    await wake.wait()
+                    wake.clear()
+                    ended = bool(fresh) and fresh[-1] == ""
+                    came = "".join(fresh)
+                    fresh.clear()
+                    if came:
+                        text = await asyncio.to_thread(
+                            suggestion_cleaned, "".join(pieces), names=names, run=plan.regex,
+                            shape=shape, final=False)
+                        await emit({"type": "impersonate_token", "content": came, "text": text})
+                    if ended:
+                        await reader  # its failure, raised here
+                        return
+            finally:
+                reader.cancel()
+                with contextlib.suppress(asyncio.CancelledError):
+                    await reader
 
         error, stopped = await until_stopped(pump(), stop or asyncio.Event())
         text = "".join(pieces)
-        if plan.regex and text:
-            text = await asyncio.to_thread(plan.regex.text, text, USER_INPUT)
-        if not error:  # the template may be read from the files: off the event loop
-            text = await asyncio.to_thread(_names_cleaned, text, plan, provider)
+        if error:
+            if plan.regex and text:
+                text = await asyncio.to_thread(plan.regex.text, text, USER_INPUT)
+        else:
+            text = await asyncio.to_thread(suggestion_cleaned, text, names=names,
+                                           run=plan.regex, shape=shape, final=not stopped)
     return ImpersonateResult(text=text, error=error, stopped=stopped,
                              truncated=bool(flags.get("truncated")))

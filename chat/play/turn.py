@@ -27,6 +27,7 @@ from chat.play.overflow import RETRIES, overflow_learn
 from chat.play.prompt_refusal import prompt_refusal_said
 from chat.play.recap_roll import recaps_roll
 from chat.play.regex_scripts import reply_regexed, turn_regex
+from chat.play.reply_clean import reply_names, reply_tidied
 from chat.play.reply_limit import pieces_capped, truncated_warning
 from chat.play.take_back import RedoRefused
 from chat.play.turn_records import Prepared, TurnContext
@@ -41,13 +42,10 @@ from personalab.lib.errors import AppError
 from personalab.lib.filestore.jsonfile import utc_now
 from personalab.lib.filestore.store import FileStore
 from personalab.lib.filestore.writer import AssistantLineWriter
-from personalab.lib.instruct import instruct_stop
 from personalab.lib.llm import LLMError, Provider
-from personalab.lib.llm_text import TextCompletionProvider
 from personalab.lib.locks import LockUnavailable
 from personalab.lib.reasoning import Reasoning
-from personalab.lib.reply_names import reply_names_cleaned
-from personalab.lib.reply_shape import reply_shaped
+from personalab.lib.reply_names import reply_stop_start_cut
 from personalab.lib.store_errors import InstanceBusy, StoreError
 from personalab.lib.story_string import StoryStringError
 from personalab.lib.uncancelled import run_whole
@@ -462,15 +460,17 @@ def _finish_line(writer, flags: dict[str, Any], run: RegexRun | None = None, *,
     """The reply's line made whole; `run`: the regex scripts its text and reasoning keep;
     `names`: the speakers' names cleaned after them (reply_names_cleaned's arguments);
     `shape`: the context template's post-processing after that (the first `kept` characters,
-    a continued reply's, left alone), as SillyTavern's order is."""
+    a continued reply's, left alone), as SillyTavern's order is: the start of a stop string
+    the reply ends in first, then the scripts, the lines' trailing spaces, the names, the
+    shape, and the whitespace at the ends."""
     text = writer.content
+    cleaned = not flags.get("error") and bool(text.strip())
+    if names and cleaned:
+        text = text[:kept] + reply_stop_start_cut(text[kept:], names["stops"])
     regexed = reply_regexed(run, flags, text, "".join(writer._reasoning)) if run else {}
-    if names and not flags.get("error") and text.strip():
-        content = regexed.get("content", text)
-        regexed["content"] = text = content[:kept] + reply_names_cleaned(content[kept:],
-                                                                         **names)
-    if shape and not flags.get("error") and text.strip():
-        regexed["content"] = text = reply_shaped(regexed.get("content", text), shape, kept=kept)
+    if cleaned:
+        regexed["content"] = text = reply_tidied(regexed.get("content", text), names=names,
+                                                 shape=shape, kept=kept)
     if flags.get("truncated"):
         return writer.finish(truncated=True, **regexed)
     if flags.get("error"):
@@ -482,26 +482,6 @@ def _finish_line(writer, flags: dict[str, Any], run: RegexRun | None = None, *,
     if not text.strip():
         return writer.finish(content=EMPTY_REPLY, empty=True)
     return writer.finish(**regexed)
-
-
-def reply_names(context: dict[str, Any], provider: Provider | None, *,
-                impersonate: bool = False) -> dict[str, Any]:
-    """Whose names a finished reply (or impersonation) of a request with llm `context` is
-    cleaned of: the player's, the speaker's, a group's other members', and with a text
-    backend its instruct template's markers (SillyTavern's cleanUpMessage)."""
-    user, char = str(context.get("user_name") or ""), str(context.get("character_name") or "")
-    others = [str(name) for name in context.get("member_names") or []]
-    markers = None
-    if isinstance(provider, TextCompletionProvider):
-        with contextlib.suppress(LLMError):  # the request itself said what was wrong
-            markers = provider.template()
-    # SillyTavern's getStoppingStrings: the other side's name, the player's, the other members'
-    stops = (instruct_stop(markers, user_name=user, char_name=char, impersonate=impersonate,
-                           others=others) if markers is not None
-             else [f"\n{name}:" for name in dict.fromkeys(
-                 [char if impersonate else user, user, *others]) if name])
-    return {"user_name": user, "char_name": char, "others": others,
-            "impersonate": impersonate, "markers": markers, "stops": stops}
 
 
 async def _settled(sent: asyncio.Future, settle: Callable[..., Awaitable[Any]], *args: Any,

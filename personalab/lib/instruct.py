@@ -324,16 +324,19 @@ def _joined(text: str, ending: str) -> str:
 def instruct_stop(template: InstructTemplate, *, user_name: str, char_name: str,
                   impersonate: bool = False,
                   others: list[str] | tuple[str, ...] = ()) -> list[str]:
-    """The strings that end a reply: the stop sequence and every turn marker (each line of
-    them, blank ones left out), after a newline when the template wraps, the other side's
-    "Name:" at the start of a line, and in a group every other member's (`others`), as
-    SillyTavern sends them."""
+    """The strings that end a reply, in SillyTavern's order (`getStoppingStrings`): the other
+    side's "Name:" at the start of a line, the player's (an impersonation too), in a group every
+    other member's (`others`), then the stop sequence and every turn marker (each line of them,
+    blank ones left out), after a newline when the template wraps. The order is what a server
+    that takes only the first few keeps."""
     names = _Names(user=user_name or "User", char=char_name or "Assistant", group=False)
+    speakers = [names.char if impersonate else names.user, names.user,
+                *(name for name in others if name and name != names.char)]
+    stops: list[str] = list(dict.fromkeys(f"\n{name}:" for name in speakers))
     by_field = (("stop_sequence", ""), ("input_sequence", names.user),
                 ("output_sequence", names.char), ("first_output_sequence", names.char),
                 ("last_output_sequence", names.char), ("system_sequence", "System"),
                 ("last_system_sequence", "System"))
-    stops: list[str] = []
     for key, name in by_field:
         for line in str(getattr(template, key)).split("\n"):
             if not line.strip():
@@ -341,12 +344,6 @@ def instruct_stop(template: InstructTemplate, *, user_name: str, char_name: str,
             stop = _marker(template, ("\n" if template.wrap else "") + line, names, name)
             if stop not in stops:
                 stops.append(stop)
-    speakers = [names.char if impersonate else names.user,
-                *(name for name in others if name and name != names.char)]
-    for name in speakers:
-        other = f"\n{name}:"
-        if other not in stops:
-            stops.append(other)
     return stops
 
 

@@ -45,9 +45,10 @@ def _markers_cleaned(text: str, markers: Markers, *, impersonate: bool) -> str:
                           markers.last_output_sequence)
 
 
-def _stop_start_cut(text: str, stops: Sequence[str]) -> str:
+def reply_stop_start_cut(text: str, stops: Sequence[str]) -> str:
     """`text` without the start of a stop string it ends in (a reply cut short by its length
-    mid-marker), the longest start of each, as SillyTavern's first step."""
+    mid-marker), the longest start of each in the list's order, as SillyTavern's first step
+    (before the regex scripts). The server cuts at a stop string itself, at the earliest."""
     for stop in stops:
         for size in range(len(stop), 0, -1):
             if text.endswith(stop[:size]):
@@ -70,7 +71,7 @@ def reply_names_cleaned(text: str, *, user_name: str, char_name: str,
     """`text` (a reply by `char_name`, or with `impersonate` the player's suggested line)
     cleaned of speakers' names as SillyTavern cleans it; `others`: a group's other members;
     `markers`: the instruct template of a text-completion turn; `stops`: its stop strings."""
-    text = _stop_start_cut(text, stops)
+    text = reply_stop_start_cut(text, stops)
     cut = char_name if impersonate else user_name
     if cut:
         text = _cut_at_line(text, cut)

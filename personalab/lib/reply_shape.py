@@ -33,6 +33,20 @@ def reply_single_line(text: str) -> str:
     return text.split("\n", 1)[0].rstrip("\r")
 
 
+def reply_lines_trimmed(text: str) -> str:
+    """`text` without the spaces and tabs that end its lines (SillyTavern's cleanUpMessage
+    does it to every reply, before the names); "\r" ends a line there too, and stays."""
+    return "\n".join("\r".join(part.rstrip() for part in line.split("\r"))
+                     for line in text.split("\n"))
+
+
+def reply_trimmed(text: str, *, kept: int = 0) -> str:
+    """`text` without the whitespace at its ends, as SillyTavern's "Trim spaces" (on by
+    default) leaves every reply; a continued reply (its first `kept` characters said before)
+    keeps its start as it was."""
+    return text.rstrip() if kept else text.strip()
+
+
 def reply_shaped(text: str, shape: dict[str, Any] | None, *, kept: int = 0) -> str:
     """The reply as the context template wants it (`shape`: llm_context's `reply_shape`);
     the first `kept` characters (the reply being continued) are left as they were."""

@@ -20,7 +20,9 @@ function impersonateEnd(status) {
 function onImpersonateEvent(event) {
   if (!impersonating) return;
   if (event.type === "impersonate_token") {
-    impersonating.text += event.content;
+    // `text`: the suggestion so far as the server cleans it (no "Name:", no character's line)
+    impersonating.text = typeof event.text === "string" ? event.text
+      : impersonating.text + event.content;
     input.value = impersonating.prefix + impersonating.text;
     draftSave();
   } else if (event.type === "impersonate_done" && !event.error) {

@@ -78,6 +78,25 @@ async def test_a_suggestion_streams_over_the_websocket_and_the_story_is_untouche
     assert "我到了。" in said and "你终于来了，货呢？" in said  # the history
 
 
+async def test_a_streaming_suggestion_is_shown_cleaned_as_it_comes(alice, store, played,
+                                                                   use_stub):
+    # SillyTavern runs cleanUpMessage on each streamed update of the input box: the player's
+    # own "Name:" never shows, nor the character's line the model ran on into.
+    use_stub.script(Reply("Mira: 我来付钱。 \nAlserqi: 好。", chunk_size=2))
+    communicator, _ = await tab_connect(alice, played)
+    await communicator.send_json_to({"type": "impersonate"})
+    events = await _until_end(communicator)
+    await communicator.disconnect()
+
+    tokens = [e for e in events if e["type"] == "impersonate_token"]
+    assert "".join(e["content"] for e in tokens) == "Mira: 我来付钱。 \nAlserqi: 好。"
+    shown = [e["text"] for e in tokens]
+    # (a name's first letters may show until its colon comes, as there)
+    assert not any("Mira:" in text or "Alserqi" in text or text != text.strip()
+                   for text in shown)
+    assert shown[-1] == events[-1]["content"] == "我来付钱。"
+
+
 async def test_stop_ends_a_suggestion_early_keeping_what_came(alice, store, played, use_stub):
     before = _session_digest(store, played)
     use_stub.script(Reply("我想想……" + "先说好，" * 80, chunk_size=2, delay=0.02))

@@ -8,8 +8,10 @@ import asyncio
 
 import pytest
 
+from chat.services.instance_settings import instance_update
 from tests.group_turns import session_lines, turn_said
 from tests.stub_llm import Reply
+from tests.text_turns import turn
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -36,3 +38,24 @@ def test_an_impersonation_stops_at_the_characters_line(alice_client, store, inst
                                                   "mode": "impersonate"},
                                  content_type="application/json")
     assert response.json()["answer_text"] == "I will pay."
+
+
+@pytest.mark.parametrize(("said", "kept"), [
+    ("  Pay up.  \nNow.\t\n\n", "Pay up.\nNow."),  # "Trim spaces", and each line's end
+    ("Pay up.\n##", "Pay up."),  # the start of the player's own stop string it was cut in
+    ("Pay up.\nUse", "Pay up."),  # the start of the player's line
+])
+def test_a_reply_is_trimmed_as_sillytavern_trims_it(store, alice, instance, use_stub, said,
+                                                    kept):
+    instance_update(store, user=alice, instance_id=instance, generation={"stop": ["###"]})
+    use_stub.script(Reply(said))
+    asyncio.run(turn_said(store, instance, "Hi."))
+    assert session_lines(store, instance)[-1]["content"] == kept
+
+
+def test_a_continued_reply_keeps_its_start_and_loses_its_trailing_space(store, instance,
+                                                                        use_stub):
+    use_stub.script(Reply("Pay up."), Reply(" Now.  \n\n"))
+    asyncio.run(turn_said(store, instance, "Hi."))
+    turn(store, instance, "", continue_reply=True)
+    assert session_lines(store, instance)[-1]["content"] == "Pay up. Now."

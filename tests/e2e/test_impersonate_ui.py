@@ -122,3 +122,20 @@ def test_impersonate_pressed_before_the_page_is_connected_writes_once_it_is(
                " === 'I ask for the way north.'")
     wait_until(page, IDLE)
     assert page.js_errors == []
+
+
+def test_a_streaming_suggestion_shows_in_the_box_already_cleaned(page: Page,
+                                                                  server: Server) -> None:
+    """SillyTavern cleans the box at each streamed update: mid-stream, the start of the
+    character's line the model ran on into and the trailing spaces are not shown."""
+    instance_new(page, server)
+    server.stub.script(Reply("I raise my glass.  \nAlserqi: Cheers.", chunk_size=4,
+                             held_after=6))
+    page.click("[data-testid=impersonate]")
+    # held after "I raise my glass.  \nAlse": the raw text never reads so
+    wait_until(page, "() => document.querySelector('[data-testid=input]').value"
+               " === 'I raise my glass.'")
+    server.stub.release()
+    wait_until(page, IDLE)
+    assert page.locator("[data-testid=input]").input_value() == "I raise my glass."
+    assert page.js_errors == []

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import pytest
 
+from chat.services.instance_settings import instance_update
 from library.personas.services import persona_create
 from tests.group_turns import session_lines
 from tests.stub_llm import Reply
@@ -186,3 +187,40 @@ def test_system_prompt_macros_follow_sillytaverns_switch(store, alice, staff, cl
     text_api.script(Reply("I am Mira."))
     turn(store, instance_id)
     assert f"personality: calm {sent}\n" in text_api.requests[-1]["prompt"]
+
+
+CHATML_STOPS = ["\n<|im_end|>", "\n<|im_start|>user", "\n<|im_start|>assistant",
+                "\n<|im_start|>system"]
+
+
+def test_stop_strings_go_in_sillytaverns_order(store, alice, staff, client, text_api):
+    # getStoppingStrings: the names (the other side's, then the player's), the instruct
+    # sequences, the context template's lines, the player's own; "\n" first with single_line.
+    _presets(client, staff, CHATML, {**CHATML_CONTEXT, "single_line": True})
+    english(store)
+    instance_id = solo_create(store, alice, {**CARD, "data": {**CARD["data"],
+                                                              "mes_example": ""}})
+    instance_update(store, user=alice, instance_id=instance_id, generation={"stop": ["###"]})
+    text_api.script(Reply("I am Mira."), Reply("I nod."))
+    turn(store, instance_id)
+    assert text_api.requests[-1]["stop"] == ["\n", "\nAnn:", *CHATML_STOPS, "###"]
+    client.force_login(alice)
+    client.post("/api/v1/chat", {"instance_id": instance_id, "mode": "impersonate"},
+                content_type="application/json")
+    assert text_api.requests[-1]["stop"] == ["\n", "\nMira:", "\nAnn:", *CHATML_STOPS, "###"]
+
+
+@pytest.mark.parametrize(("said", "kept"), [
+    ("  I am Mira.  \nStill here.\t\n\n", "I am Mira.\nStill here."),  # "Trim spaces"
+    ("I am Mira.\n##", "I am Mira."),  # the start of the player's own stop string
+    ("I am Mira.\n<|im_start|>us", "I am Mira."),
+])
+def test_a_text_reply_is_trimmed_as_sillytavern_trims_it(store, alice, staff, client, text_api,
+                                                         said, kept):
+    _presets(client, staff, CHATML, CHATML_CONTEXT)
+    english(store)
+    instance_id = solo_create(store, alice, CARD)
+    instance_update(store, user=alice, instance_id=instance_id, generation={"stop": ["###"]})
+    text_api.script(Reply(said))
+    turn(store, instance_id)
+    assert session_lines(store, instance_id)[-1]["content"] == kept
