@@ -37,7 +37,7 @@ from chat.prompt.inputs import PromptInputs, PromptResult
 from chat.prompt.templates import TemplateSet, warning_make
 from library.selectors import character_for_chat_optional
 from personalab.lib.filestore.store import FileStore
-from personalab.lib.macros import PICK_SEED, macros_replace
+from personalab.lib.macros import PICK_SEED, TIME_ZONE, macros_replace
 from personalab.lib.participants import member_state_read
 from personalab.lib.store_errors import StoreError
 
@@ -140,12 +140,13 @@ def member_cards_read(store: FileStore, *, state: dict[str, Any], instance_id: s
 def card_join_for_turn(store: FileStore, *, state: dict[str, Any], instance_id: str,
                        speaker_id: str | None, speaker_base_persona: str,
                        story: Any = None, user_name: str = "",
-                       pick_seed: str = "") -> CardJoin | None:
+                       pick_seed: str = "", time_zone: str = "") -> CardJoin | None:
     """The join of a group turn's prompt; None when the speaker's card goes alone (swap, or
     not a group member's turn). `story`: the text-completion layout, whose instruct template
     decides the newline around a prefix / suffix (SillyTavern's `wrap`, on by default).
     `user_name`, `pick_seed`: the player's name and the chat's {{pick}} seed (PICK_SEED), so
-    a member's {{pick}} chooses per chat, by its own field, as there."""
+    a member's {{pick}} chooses per chat, by its own field, as there; `time_zone`: the
+    player's, which a member's {{time}} reads."""
     settings = card_join_settings(state)
     if settings["generation_mode"] == "swap" or speaker_id is None:
         return None
@@ -159,7 +160,8 @@ def card_join_for_turn(store: FileStore, *, state: dict[str, Any], instance_id: 
                     scenario_override=override.strip()
                     if isinstance(override := state.get("scenario_override"), str) else "",
                     values=(*((("user", user_name),) if user_name else ()),
-                            *(((PICK_SEED, pick_seed),) if pick_seed else ())))
+                            *(((PICK_SEED, pick_seed),) if pick_seed else ()),
+                            *(((TIME_ZONE, time_zone),) if time_zone else ())))
 
 
 def members_joined(join: CardJoin) -> list[MemberCard]:
@@ -200,6 +202,7 @@ def depth_prompts_joined(join: CardJoin) -> list[dict[str, Any]]:
     """Every member's Character's Note, its `{{char}}` that member's; a muted member's only
     when it speaks (SillyTavern's getGroupDepthPrompts, either join mode)."""
     blocks = []
+    zone = {key: value for key, value in join.values if key == TIME_ZONE}
     for card in join.cards:
         if card.depth_prompt is None or card.character_id in join.left_out or (
                 card.muted and card.character_id != join.speaker_id):
@@ -208,7 +211,7 @@ def depth_prompts_joined(join: CardJoin) -> list[dict[str, Any]]:
         blocks.append({**card.depth_prompt,
                        "name": DEPTH_PROMPT if own else f"{DEPTH_PROMPT}:{card.name}",
                        "content": macros_replace(str(card.depth_prompt["content"]).strip(),
-                                                 {"char": card.name})})
+                                                 {**zone, "char": card.name})})
     return blocks
 
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from personalab.lib.macros import macros_replace
+from personalab.lib.macros import TIME_ZONE, macros_replace
 
 DESCRIPTION_CHARS = 200
 
@@ -74,12 +74,14 @@ MEMBERS_TEXT = {
 
 def members_block(others: list[dict[str, Any]], *, speaker_name: str,
                   joined_later: bool = False, locale: str = "zh",
-                  described: bool = True) -> dict[str, Any]:
+                  described: bool = True, time_zone: str = "") -> dict[str, Any]:
     """A head block: who else is in the scene, each in a short description (`described`) or by
     name alone; a speaker who was not there from the start is told it did not witness what came
-    before. Written in the prompt's language (`locale`), as the rest of the prompt."""
+    before. Written in the prompt's language (`locale`), as the rest of the prompt;
+    `time_zone`: the player's, which a description's {{time}} reads."""
     heading, late = MEMBERS_TEXT["zh" if str(locale).lower().startswith("zh") else "en"]
-    rows = [f"- {_name(o)}: {_short(o)}" if described else f"- {_name(o)}" for o in others]
+    rows = [f"- {_name(o)}: {_short(o, time_zone)}" if described else f"- {_name(o)}"
+            for o in others]
     content = heading.format(speaker=speaker_name) + "\n".join(rows)
     if joined_later:
         content += late
@@ -90,11 +92,12 @@ def _name(definition: dict[str, Any]) -> str:
     return definition.get("name") or definition["character_id"]
 
 
-def _short(definition: dict[str, Any]) -> str:
+def _short(definition: dict[str, Any], time_zone: str = "") -> str:
     """The member's description, its own `{{char}}` already its own name: the block is read
     with the speaker as `{{char}}` (SillyTavern substitutes each member's card as that member)."""
     data = (definition.get("card") or {}).get("data") or {}
     text = str(data.get("description") or definition.get("base_persona") or "").strip()
-    text = macros_replace(text, {"char": _name(definition)})
+    text = macros_replace(text, {"char": _name(definition),
+                                 **({TIME_ZONE: time_zone} if time_zone else {})})
     text = " ".join(text.split())
     return text if len(text) <= DESCRIPTION_CHARS else text[:DESCRIPTION_CHARS] + "…"

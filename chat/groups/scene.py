@@ -30,7 +30,8 @@ def scene_members_blocks(store: FileStore, *, state: dict[str, Any], instance_id
     presence = member_presence(store, instance_id=instance_id, character_id=speaker_id)
     return [members_block(others, speaker_name=speaker_name, locale=locale,
                           joined_later=presence.spans != ((None, None),),
-                          described=card_join_settings(state)["generation_mode"] == "swap")]
+                          described=card_join_settings(state)["generation_mode"] == "swap",
+                          time_zone=player_time_zone(store, state=state))]
 
 
 def lines_with_own_macros(store: FileStore, *, state: dict[str, Any],

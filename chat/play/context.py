@@ -84,6 +84,7 @@ from personalab.lib.line_macros import macros_in
 from personalab.lib.llm import Provider
 from personalab.lib.llm_providers import provider_for
 from personalab.lib.llm_text import text_trace_note
+from personalab.lib.macros import TIME_ZONE
 from personalab.lib.membership import member_change_recover
 from personalab.lib.participants import member_state_read
 from personalab.lib.prompt_language import locale_for_character
@@ -380,7 +381,8 @@ def _prompt_inputs(store: FileStore, ctx: TurnContext, director: dict | None,
     join = card_join_for_turn(
         store, state=ctx.instance_state, instance_id=ctx.instance_id, pick_seed=ctx.pick_chat,
         speaker_id=ctx.speaker.character_id if ctx.speaker and group else None, story=story,
-        speaker_base_persona=ctx.character_state.get("base_persona", ""), user_name=macros["user"])
+        speaker_base_persona=ctx.character_state.get("base_persona", ""), user_name=macros["user"],
+        time_zone=macros.get(TIME_ZONE, ""))
     return inputs_joined(PromptInputs(
         character_name=ctx.character.get("name") or ctx.instance_state.get("character_id", ""),
         user_name=persona["name"],

@@ -56,7 +56,7 @@ def macro_values_for(*, character: dict[str, Any], persona: dict[str, Any],
             pass
     # As SillyTavern's card fields: the card's own text, its {{user}} and {{char}} filled in
     # (SillyTavern fills those last, so they are replaced inside {{description}} and the rest).
-    names = {k: v for k, v in values.items() if k in ("user", "char")}
+    names = {k: v for k, v in values.items() if k in ("user", "char", TIME_ZONE)}
     for field in CARD_FIELD_MACROS:
         if isinstance(values.get(field), str):
             values[field] = macros_replace(values[field], names)

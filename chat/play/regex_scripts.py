@@ -10,6 +10,7 @@ from typing import Any
 
 from chat.import_export.st_chat_export import st_display_text
 from chat.play.turn_records import TurnContext
+from chat.services.reading import reading_time_zone
 from library.find_replace.scripts import (
     AI_OUTPUT,
     REASONING,
@@ -24,7 +25,7 @@ from memory.action_base import LinesShown
 from personalab.lib.filestore.store import FileStore
 from personalab.lib.js_regex import js_macro_escaped
 from personalab.lib.line_macros import character_macro_values, line_macros_replace
-from personalab.lib.macros import message_macros_replace
+from personalab.lib.macros import PICK_SEED, TIME_ZONE, message_macros_replace
 
 
 def regex_run_for(store: FileStore, *, owner: str | None, character: Mapping[str, Any],
@@ -40,10 +41,13 @@ def regex_run_for(store: FileStore, *, owner: str | None, character: Mapping[str
         return RegexRun()
     if values is None:
         persona = persona_effective(store, owner=owner, persona_id=persona_id)
+        zone = reading_time_zone(store, username=owner)  # {{time}}: the player's clock
         values = {"user": persona.get("name") or "User",
                   "persona": persona.get("description") or "",
-                  **character_macro_values(character)}
-    escaped = {name: js_macro_escaped(value) for name, value in values.items()}
+                  **character_macro_values(character), **({TIME_ZONE: zone} if zone else {})}
+    # The zone and the pick's seed are read, not written into the pattern: not escaped.
+    escaped = {name: value if name in (TIME_ZONE, PICK_SEED) else js_macro_escaped(value)
+               for name, value in values.items()}
     return RegexRun(scripts,
                     macros=lambda text: message_macros_replace(text, values, seed="regex"),
                     escape_macros=lambda text: message_macros_replace(text, escaped,

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from datetime import UTC, datetime
 
 import pytest
@@ -9,13 +10,22 @@ import pytest
 from chat.play.macros import imported_chat_variables
 from chat.play.turn import turn_run
 from chat.prompt.inputs import PromptInputs
+from chat.prompt.story import StoryChoice
+from chat.prompt.template_macros import template_macro_values
 from chat.prompt.variables import macro_values
 from chat.prompt.window import ContextWindow
 from chat.services.instances import instance_create
 from library.character_services import character_save
+from library.find_replace.services import regex_scripts_account_save
 from personalab.lib import macros as macros_module
-from personalab.lib.macros import macros_replace
+from personalab.lib.instruct import instruct_template_read
+from personalab.lib.instruct_presets import BUILT_IN
+from personalab.lib.macros import TIME_ZONE, macros_replace
+from personalab.lib.story_string import context_template_named
 from tests.conftest import MACRO_GREETING
+from tests.group_turns import session_lines
+from tests.stub_llm import Reply
+from tests.text_turns import english, group_create, group_turn
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -173,3 +183,59 @@ async def test_a_kept_zone_that_is_none_leaves_the_servers_clock(store, clocked,
     sent = use_stub.requests[-1]["messages"]
     assert f"Alserqi reads {server:%H:%M} on {server:%B} {server.day}" in sent[0]["content"]
     assert sent[-1] == {"role": "user", "content": f"it is {server:%H:%M}"}
+
+
+async def test_every_macro_of_a_turn_reads_the_players_zone(store, alice, clocked, use_stub):
+    # One zone, the player's, wherever a macro is filled: a regex script's replacement, a card
+    # field read through {{description}}, an instruct preset's system prompt behind
+    # {{systemPrompt}} (until 2026-12-03 these three read the server's clock).
+    async def emit(event):
+        pass
+
+    _zone_keep(store, "Asia/Shanghai")
+    regex_scripts_account_save(store, user=alice, scripts=[{
+        "id": "clock", "scriptName": "clock", "findRegex": "/NOW/g",
+        "replaceString": "{{isotime}}", "trimStrings": [], "placement": [2],
+        "disabled": False, "markdownOnly": False, "promptOnly": False, "runOnEdit": False,
+        "substituteRegex": 0, "minDepth": None, "maxDepth": None}])
+    state = store.instance_state_read(clocked)
+    state["scenario_override"] = "Told at {{weekday}}: {{description}}"
+    store.instance_state_write(clocked, state)
+    use_stub.script(Reply("It is NOW."))
+    await turn_run(store, instance_id=clocked, user_text="hi", emit=emit)
+    assert session_lines(store, clocked)[-1]["content"] == "It is 01:05."
+    sent = use_stub.requests[-1]["messages"][0]["content"]
+    assert "Told at Thursday: Alserqi reads 01:05 on December 3, 2026." in sent
+
+
+def test_the_system_prompt_macro_reads_the_players_zone(monkeypatch):
+    monkeypatch.setattr(macros_module, "datetime", _Frozen)
+    chatml = instruct_template_read({**BUILT_IN["chatml"], "system_prompt": "At {{isotime}}."})
+    choice = StoryChoice(template=context_template_named("chatml"), instruct=chatml)
+    values = {"user": "Ann", "char": "Mira", TIME_ZONE: "Asia/Shanghai"}
+    assert template_macro_values(choice, values)["systemPrompt"] == "At 01:05."
+
+
+ZONED_CARD = {"spec": "chara_card_v3", "spec_version": "3.0", "data": {
+    "name": "Mira", "description": "{{char}} reads {{isotime}}.", "personality": "",
+    "scenario": "", "first_mes": "Hi.", "alternate_greetings": [], "mes_example": "",
+    "system_prompt": "", "post_history_instructions": "", "tags": [], "extensions": {
+        "depth_prompt": {"prompt": "Note at {{isotime}}.", "depth": 1, "role": "system"}}}}
+
+
+@pytest.mark.parametrize("mode", ["swap", "append"])
+def test_a_groups_member_cards_read_the_players_zone(store, alice, use_stub, monkeypatch, mode):
+    # The others' descriptions (swap: the members block; append: the joined cards) and their
+    # Character's Notes (until 2026-12-03 the server's clock).
+    monkeypatch.setattr(macros_module, "datetime", _Frozen)
+    english(store)
+    _zone_keep(store, "Asia/Shanghai")
+    instance_id = group_create(store, alice, ZONED_CARD)
+    state = store.instance_state_read(instance_id)
+    state["generation_mode"] = mode
+    store.instance_state_write(instance_id, state)
+    group_turn(store, instance_id)
+    said = json.dumps(use_stub.requests[-1]["messages"], ensure_ascii=False)
+    assert "Mira reads 01:05." in said and "Note at 01:05." in said
+    assert "17:05" not in said
+
