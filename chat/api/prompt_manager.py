@@ -20,6 +20,7 @@ from chat.services.prompt_manager import (
     prompt_manager_read,
     prompt_manager_reset,
     prompt_manager_update,
+    prompt_manager_utility_defaults,
 )
 from personalab.lib.prompt_manager import UTILITY_DEFAULTS
 from personalab.storage import get_store
@@ -36,10 +37,10 @@ class PromptManagerOut(Schema):
     markers: list[str] = Field(default_factory=list)
     # SillyTavern's utility prompts this manager sets (chat_main_prompt, new_chat_prompt,
     # new_group_chat_prompt, new_example_chat_prompt, continue_nudge_prompt, group_nudge_prompt,
-    # impersonation_prompt, personality_format, scenario_format, continue_prefill); the rest: its defaults, in
-    # `utility_defaults` (SillyTavern 1.12.6's; a Chinese prompt language sends its own
-    # translation of the lines it has one for). A PUT of `utility` replaces them all: a key
-    # left out is back to its default, "" sends none.
+    # impersonation_prompt, personality_format, scenario_format, continue_prefill); the rest:
+    # its defaults, in `utility_defaults` (SillyTavern 1.12.6's; a chat whose prompt language
+    # is Chinese: its own translation of the lines it has one for, as its turns send them). A
+    # PUT of `utility` replaces them all: a key left out is back to its default, "" sends none.
     utility: dict[str, Any] = Field(default_factory=dict)
     utility_defaults: dict[str, Any] = Field(default_factory=lambda: dict(UTILITY_DEFAULTS))
 
@@ -55,7 +56,15 @@ class PromptManagerIn(Schema):
 def prompt_manager_get(request: HttpRequest, instance_id: str):
     """The instance's prompt blocks (main, post-history and its own, each with role, place,
     depth and switch) and what its last preset import left out, with the reason."""
-    return prompt_manager_read(get_store(), user=request.auth, instance_id=instance_id)
+    return _with_defaults(request, instance_id, prompt_manager_read(
+        get_store(), user=request.auth, instance_id=instance_id))
+
+
+def _with_defaults(request: HttpRequest, instance_id: str,
+                   manager: dict[str, Any]) -> dict[str, Any]:
+    """A chat's manager with the utility defaults of its prompt language."""
+    return {**manager, "utility_defaults": prompt_manager_utility_defaults(
+        get_store(), user=request.auth, instance_id=instance_id)}
 
 
 @router.put("/instances/{instance_id}/prompt_manager", response=PromptManagerOut)
@@ -63,15 +72,17 @@ def prompt_manager_put(request: HttpRequest, instance_id: str, payload: PromptMa
     """Replace what is sent: the blocks (their order is the order sent), the preset's regex
     scripts, whether they run (`regex_scripts_allowed`: a preset's scripts are off until you
     allow them); each is checked before any is kept."""
-    return prompt_manager_update(get_store(), user=request.auth, instance_id=instance_id,
-                                 **payload.model_dump(exclude_none=True))
+    return _with_defaults(request, instance_id, prompt_manager_update(
+        get_store(), user=request.auth, instance_id=instance_id,
+        **payload.model_dump(exclude_none=True)))
 
 
 @router.post("/instances/{instance_id}/prompt_manager/reset", response=PromptManagerOut)
 def prompt_manager_reset_post(request: HttpRequest, instance_id: str):
     """The chat's blocks and preset scripts back to your default (`GET /prompt_manager`); none
     set: the prompt template's own. The chat's samplers are kept."""
-    return prompt_manager_reset(get_store(), user=request.auth, instance_id=instance_id)
+    return _with_defaults(request, instance_id, prompt_manager_reset(
+        get_store(), user=request.auth, instance_id=instance_id))
 
 
 @router.get("/prompt_manager", response=PromptManagerOut, tags=["generation"])

@@ -6,6 +6,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from chat.play.context import templates_for
+from chat.prompt.utility import ChatUtility
 from chat.services.account_presets import account_prompt_manager_for_chat
 from chat.services.instance_settings import instance_update
 from chat.services.instances import instance_for_user
@@ -16,7 +18,10 @@ from chat.services.presets import (
     preset_of,
     preset_sampling,
 )
+from library.selectors import character_for_chat_optional
 from personalab.lib.filestore.store import FileStore
+from personalab.lib.prompt_language import locale_for_character
+from personalab.lib.prompt_manager import UTILITY_DEFAULTS
 
 
 def prompt_manager_read(store: FileStore, *, user, instance_id: str) -> dict[str, Any]:
@@ -24,6 +29,20 @@ def prompt_manager_read(store: FileStore, *, user, instance_id: str) -> dict[str
     its last preset import left out (with reasons)."""
     instance_for_user(user, instance_id)
     return manager_shown(store.instance_state_read(instance_id).get("prompt_manager"))
+
+
+def prompt_manager_utility_defaults(store: FileStore, *, user,
+                                    instance_id: str) -> dict[str, Any]:
+    """The utility prompts a chat sends when its manager does not set them: SillyTavern's
+    lines in the chat's prompt language (a Chinese prompt's main prompt is Chinese), as its
+    turns send them, so the page shows and restores what is sent."""
+    instance_for_user(user, instance_id)
+    state = store.instance_state_read(instance_id)
+    character = character_for_chat_optional(store, state=state,
+                                            character_id=state.get("character_id"))
+    templates = templates_for(store).get(locale_for_character(store, character))
+    return {key: ChatUtility().text(key, templates) if isinstance(value, str) else value
+            for key, value in UTILITY_DEFAULTS.items()}
 
 
 def _manager_write(store: FileStore, *, instance_id: str, manager: dict[str, Any]) -> None:

@@ -57,3 +57,19 @@ def test_the_drawer_and_the_settings_page_offer_every_utility_line(store, alice,
         assert 'data-testid="utility-prompts"' in page
         assert all(f'data-testid="utility-{key}"' in page for key in keys), url
         assert "Restore default" in page and "({{group}}: the members)" in page
+
+
+def test_a_chinese_chat_is_served_the_chinese_lines_it_sends(store, alice, alice_client,
+                                                             use_stub):
+    # The page shows (and "Restore default" puts back) what the chat's turns send: in a
+    # Chinese prompt, its own lines (until 2026-12-03 SillyTavern's English ones).
+    store.module_write("prompt", {"locale": "zh", "user_name": "Ann"})
+    instance_id = solo_create(store, alice, EXAMPLES_CARD)
+    defaults = alice_client.get(f"/api/v1/instances/{instance_id}/prompt_manager").json()[
+        "utility_defaults"]
+    turn(store, instance_id)
+    sent = use_stub.requests[-1]["messages"]
+    main = defaults["chat_main_prompt"].replace("{{char}}", "Mira").replace(
+        "{{charIfNotGroup}}", "Mira").replace("{{user}}", "Ann")
+    assert sent[0]["content"].startswith(main) and "虚构聊天" in main
+    assert any(m["content"] == defaults["new_chat_prompt"] == "[开始新的对话]" for m in sent)

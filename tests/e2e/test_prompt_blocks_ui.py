@@ -85,10 +85,11 @@ def test_a_utility_line_is_edited_and_restored_from_the_drawer(page: Page,
     # The lines are filled once the drawer's request for the chat's prompt manager answers.
     line.evaluate("el => new Promise(done => { const seen = () => el.value ? done() :"
                   " requestAnimationFrame(seen); seen(); })")
-    assert line.input_value() == "[{{char}}'s personality: {{personality}}]"
+    # The demo character's prompt is Chinese: the lines its turns send are shown.
+    assert line.input_value() == "[{{char}}的性格：{{personality}}]"
     # SillyTavern's default main prompt is among them, editable like the others.
     assert utility.locator("[data-testid=utility-chat_main_prompt]").input_value() == (
-        "Write {{char}}'s next reply in a fictional chat between {{charIfNotGroup}} and {{user}}.")
+        "写出{{char}}在{{charIfNotGroup}}与{{user}}之间这场虚构聊天中的下一条回复。")
     row = utility.locator("[data-key=personality_format]")
     assert row.locator("[data-role=is-default]").is_visible()
     line.fill("Mood: {{personality}}")
@@ -104,6 +105,6 @@ def test_a_utility_line_is_edited_and_restored_from_the_drawer(page: Page,
     # (other lines a default preset of this shared server set stay as they are)
     assert saved()["personality_format"] == "Mood: {{personality}}"
     row.locator("[data-role=restore]").click()
-    assert line.input_value() == "[{{char}}'s personality: {{personality}}]"
+    assert line.input_value() == "[{{char}}的性格：{{personality}}]"
     assert "personality_format" not in saved()  # back to SillyTavern's default
     assert page.js_errors == []
