@@ -84,7 +84,7 @@ from personalab.lib.line_macros import macros_in
 from personalab.lib.llm import Provider
 from personalab.lib.llm_providers import provider_for
 from personalab.lib.llm_text import text_trace_note
-from personalab.lib.macros import TIME_ZONE
+from personalab.lib.macros import TIME_ZONE, macros_replace
 from personalab.lib.membership import member_change_recover
 from personalab.lib.participants import member_state_read
 from personalab.lib.prompt_language import locale_for_character
@@ -337,7 +337,8 @@ def context_prepare(store: FileStore, ctx: TurnContext, timings: dict[str, float
         # How many earlier versions a regenerate keeps (the offline demo varies on it).
         "variant": len((ctx.reply_extra or {}).get("alternatives", [])) if not ctx.continue_from
         else 0,
-        "generation": generation, **story_context(prompt, inputs.story),
+        "generation": _stops_filled(generation, inputs.macros),
+        **story_context(prompt, inputs.story),
     }
     return Prepared(prompt=prompt, recall=recall, director=director, lore=lore,
                     warnings=_dedupe(warnings), llm_context=llm_context, card=inputs.card)
@@ -434,6 +435,15 @@ def _prompt_inputs(store: FileStore, ctx: TurnContext, director: dict | None,
                                  impersonating=bool(ctx.speaker
                                                     and ctx.speaker.reason == "impersonate")),
     ), join)
+
+
+def _stops_filled(generation: dict[str, Any], macros: dict[str, str]) -> dict[str, Any]:
+    """The player's stop strings with their macros filled ("\\n{{user}}:"), as SillyTavern's
+    custom stopping strings are at its default (`custom_stopping_strings_macro`)."""
+    stops = generation.get("stop")
+    if not stops or not any("{{" in stop or "<" in stop for stop in stops):
+        return generation
+    return {**generation, "stop": [macros_replace(stop, macros) for stop in stops]}
 
 
 def _with_outlets(values: dict[str, str], outlets: dict[str, str]) -> dict[str, str]:

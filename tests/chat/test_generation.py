@@ -205,3 +205,12 @@ def test_the_home_page_form_saves_account_defaults_field_by_field(alice_client, 
     response = alice_client.post("/generation/defaults", {"top_p": "2"})
     assert response.status_code == 400 and 'data-field="top_p"' in response.content.decode()
     assert store.module_read("generation")["accounts"]["alice"]["temperature"] == 1.3
+
+
+def test_stop_strings_have_their_macros_filled_as_sillytaverns_custom_ones(
+        store, alice, instance, use_stub):
+    # custom_stopping_strings_macro, on by default: "\n{{user}}:" stops at the player's name.
+    instance_update(store, user=alice, instance_id=instance,
+                    generation={"stop": ["\n{{user}}:", "<BOT> says", "###"]})
+    _turn(store, instance)
+    assert use_stub.requests[-1]["stop"] == ["\nUser:", "Alserqi says", "###"]
