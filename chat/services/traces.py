@@ -72,7 +72,9 @@ def _text_prompt(trace: dict[str, Any]) -> None:
     request = trace.get("request") if isinstance(trace.get("request"), dict) else {}
     note = request.get("instruct")
     if isinstance(note, dict) and isinstance(trace.get("messages"), list):
-        prompt = trace_prompt_text(trace["messages"], note)
+        generation = request.get("generation")
+        prompt = trace_prompt_text(trace["messages"], note, generation=generation
+                                   if isinstance(generation, dict) else None)
         if prompt is not None:
             trace["prompt_text"], trace["prompt_stop"] = prompt.text, prompt.stop
 

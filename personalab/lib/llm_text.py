@@ -99,16 +99,35 @@ def text_trace_note(provider: object, context: dict) -> dict[str, Any]:
     return {"completion_api": "text", "instruct": {"template": template.as_json(), **names}}
 
 
-def trace_prompt_text(messages: list[dict], note: dict[str, Any]) -> InstructPrompt | None:
-    """The prompt string of a traced turn (text_trace_note's `instruct`), rebuilt."""
+def stops_sent(stop: list[str], *, story_stop: list[str] | None, own: list[str] | None,
+               capped: bool = False) -> list[str]:
+    """What a text request sends as `stop`: the prompt's (names, then the instruct markers),
+    the context template's chat-start and example separator lines when it asks for them, then
+    the player's own; single_line's "\n" first, as SillyTavern's getStoppingStrings orders
+    them. `capped`: OpenAI's endpoint, whose API refuses more than four."""
+    stop = list(stop)
+    for word in [*(story_stop or []), *(own or [])]:
+        if word not in stop:
+            stop.append(word)
+    if "\n" in stop:  # the cap below keeps it
+        stop.remove("\n")
+        stop.insert(0, "\n")
+    return stop[:OPENAI_MAX_STOP] if capped else stop
+
+
+def trace_prompt_text(messages: list[dict], note: dict[str, Any], *,
+                      generation: dict[str, Any] | None = None) -> InstructPrompt | None:
+    """The prompt string of a traced turn (text_trace_note's `instruct`), rebuilt, with the
+    stop strings the request sent (`generation`: its settings, the player's stop strings)."""
     try:
         template = instruct_template_read(note["template"])
     except (InstructError, KeyError, TypeError):
         return None
     context = {key: value for key, value in note.items() if key != "template"}
     prompt = prompt_for(messages, context=context, template=template)
-    extra = [word for word in note.get("story_stop") or [] if word not in prompt.stop]
-    return replace(prompt, stop=[*prompt.stop, *extra]) if extra else prompt
+    own = (generation or {}).get("stop")
+    return replace(prompt, stop=stops_sent(prompt.stop, story_stop=note.get("story_stop"),
+                                           own=own if isinstance(own, list) else None))
 
 
 class TextCompletionProvider(OpenAIProvider):
@@ -127,16 +146,9 @@ class TextCompletionProvider(OpenAIProvider):
     def _request(self, messages: list[dict], context: dict) -> dict[str, Any]:
         prompt = prompt_for(messages, context=context, template=self.template())
         chosen, extra = sampling_split(context, base_url=self.settings.base_url)
-        stop = list(prompt.stop)
-        # The context template's chat-start and example separator lines, when it asks for them.
-        for word in [*(context.get("story_stop") or []), *(chosen.pop("stop", None) or [])]:
-            if word not in stop:
-                stop.append(word)
-        if "\n" in stop:  # single_line's stop first, as SillyTavern's; the cap below keeps it
-            stop.remove("\n")
-            stop.insert(0, "\n")
-        if _is_openai(self.settings.base_url):
-            stop = stop[:OPENAI_MAX_STOP]  # its API refuses more; local servers take any number
+        stop = stops_sent(prompt.stop, story_stop=context.get("story_stop"),
+                          own=chosen.pop("stop", None),
+                          capped=_is_openai(self.settings.base_url))
         return {"model": self.model, "prompt": prompt.text, "stop": stop, **chosen,
                 "extra_body": extra or None}
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 import pytest
 
 from chat.services.instance_settings import instance_update
+from chat.services.traces import trace_rebuild
 from library.personas.services import persona_create
 from tests.group_turns import session_lines
 from tests.stub_llm import Reply
@@ -202,8 +203,11 @@ def test_stop_strings_go_in_sillytaverns_order(store, alice, staff, client, text
                                                               "mes_example": ""}})
     instance_update(store, user=alice, instance_id=instance_id, generation={"stop": ["###"]})
     text_api.script(Reply("I am Mira."), Reply("I nod."))
-    turn(store, instance_id)
+    result = turn(store, instance_id)
     assert text_api.requests[-1]["stop"] == ["\n", "\nAnn:", *CHATML_STOPS, "###"]
+    # the prompt inspector shows the same list (until 2026-12-03 without the player's own)
+    trace = trace_rebuild(store, instance_id=instance_id, trace_id=result.trace_id)
+    assert trace["prompt_stop"] == text_api.requests[-1]["stop"]
     client.force_login(alice)
     client.post("/api/v1/chat", {"instance_id": instance_id, "mode": "impersonate"},
                 content_type="application/json")
