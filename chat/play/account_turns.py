@@ -3,12 +3,16 @@
 asides. Each chat runs one reply at a time, but an account may own thousands of chats: bob's 60
 turns at once over REST, on 60 of his chats, made alice's turn take 47 s instead of 0.5 s (their
 preparation, recall and settling share the process's threads and CPU; eighth red-team pass).
-One more is refused at once, before anything is written."""
+The bound holds while another account plays (a reply of theirs running, or one ended within
+SHARED_SECONDS): one more is then refused at once, before anything is written. An account alone
+on the server is not held to it, so a load run of many players under one account, or a writer
+batch-playing their own chats at night, uses the whole server as before."""
 
 from __future__ import annotations
 
 import contextlib
 import threading
+import time
 from collections import Counter
 from collections.abc import Iterator
 
@@ -17,14 +21,18 @@ from django.conf import settings
 from personalab.lib.errors import AppError
 from personalab.lib.filestore.store import FileStore
 
+SHARED_SECONDS = 60.0
+
 _running: Counter[str] = Counter()
+_last_active: dict[str, float] = {}  # account → monotonic time its last reply started or ended
 _lock = threading.Lock()
 
 
 class AccountTurnsBusy(AppError):
     def __init__(self, limit: int) -> None:
-        super().__init__(f"your account already has {limit} replies being written; wait for "
-                         f"one to end (PERSONALAB_TURNS_PER_ACCOUNT)", code="account_turns",
+        super().__init__(f"your account already has {limit} replies being written while other "
+                         f"accounts play; wait for one to end (PERSONALAB_TURNS_PER_ACCOUNT)",
+                         code="account_turns",
                          status=429)
 
 
@@ -47,9 +55,12 @@ def account_turn_held(store: FileStore, instance_id: str) -> Iterator[None]:
         yield
         return
     with _lock:
-        if _running[owner] >= limit:
+        now = time.monotonic()
+        _quiet_forgotten(now)
+        if _running[owner] >= limit and any(account != owner for account in _last_active):
             raise AccountTurnsBusy(limit)
         _running[owner] += 1
+        _last_active[owner] = now
     try:
         yield
     finally:
@@ -57,3 +68,12 @@ def account_turn_held(store: FileStore, instance_id: str) -> Iterator[None]:
             _running[owner] -= 1
             if _running[owner] <= 0:
                 del _running[owner]
+            _last_active[owner] = time.monotonic()
+
+
+def _quiet_forgotten(now: float) -> None:
+    """Keeps only the accounts with a reply running or ended within SHARED_SECONDS, so the
+    table holds the last minute's players. Called under _lock."""
+    for account, seen in list(_last_active.items()):
+        if account not in _running and now - seen > SHARED_SECONDS:
+            del _last_active[account]

@@ -1,18 +1,30 @@
 """One account's replies at once are bounded (PERSONALAB_TURNS_PER_ACCOUNT): bob's 60 turns at
 once over REST, each on a chat of his own (each chat runs one at a time, but he may own
 thousands), made alice's turn take 47 s instead of 0.5 s on a live server (eighth red-team
-pass). One more is refused at once, nothing written; other accounts play on."""
+pass). While another account plays, one more is refused at once, nothing written; the others
+play on. An account alone on the server is not held to it (a load run of many players under one
+account)."""
 
 from __future__ import annotations
 
 import pytest
 from django.utils import translation
 
+from collections import Counter
+
 from chat.live.refusal_words import refusal_said
+from chat.play import account_turns
 from chat.play.account_turns import account_turn_held
 from chat.services.instances import instance_create
 
 pytestmark = pytest.mark.django_db
+
+
+@pytest.fixture(autouse=True)
+def _no_one_else_played(monkeypatch):
+    """The worker's earlier tests played as other accounts within the last minute."""
+    monkeypatch.setattr(account_turns, "_running", Counter())
+    monkeypatch.setattr(account_turns, "_last_active", {})
 
 
 def _lines(store, instance_id: str) -> int:
@@ -25,7 +37,8 @@ def test_an_account_past_its_replies_at_once_is_refused_and_others_play_on(
     settings.PERSONALAB_TURNS_PER_ACCOUNT = 2
     hers = [instance_create(store, owner=alice, character_id=character) for _ in range(3)]
     his = instance_create(store, owner=bob, character_id=character)
-    with account_turn_held(store, hers[0]), account_turn_held(store, hers[1]):
+    with account_turn_held(store, his), account_turn_held(store, hers[0]), \
+            account_turn_held(store, hers[1]):
         # two of her replies are being written: a third chat's turn, aside, impersonation
         before = _lines(store, hers[2])
         for body in ({"query": "还在吗？"}, {"mode": "aside", "query": "悄悄说"},
@@ -38,6 +51,28 @@ def test_an_account_past_its_replies_at_once_is_refused_and_others_play_on(
                                                 "query": "你好"}).status_code == 200
     assert as_alice("post", "/api/v1/chat", {"instance_id": hers[2],
                                               "query": "还在吗？"}).status_code == 200
+
+
+def test_an_account_alone_on_the_server_is_not_held_to_the_bound(
+        settings, store, alice, bob, character, as_alice, monkeypatch):
+    settings.PERSONALAB_TURNS_PER_ACCOUNT = 1
+    hers = [instance_create(store, owner=alice, character_id=character) for _ in range(2)]
+    his = instance_create(store, owner=bob, character_id=character)
+    with account_turn_held(store, hers[0]):
+        assert as_alice("post", "/api/v1/chat", {"instance_id": hers[1],
+                                                  "query": "你好"}).status_code == 200
+    with account_turn_held(store, his):
+        pass  # bob played a minute ago: the server is shared
+    with account_turn_held(store, hers[0]):
+        assert as_alice("post", "/api/v1/chat", {"instance_id": hers[1],
+                                                  "query": "你好"}).status_code == 429
+    quiet = {account: seen - account_turns.SHARED_SECONDS - 1
+             for account, seen in account_turns._last_active.items()}
+    monkeypatch.setattr(account_turns, "_last_active", quiet)  # bob's minute has passed
+    with account_turn_held(store, hers[0]):
+        assert as_alice("post", "/api/v1/chat", {"instance_id": hers[1],
+                                                  "query": "你好"}).status_code == 200
+    assert len(account_turns._last_active) == 1  # bob forgotten, only alice's last turn
 
 
 def test_no_limit_when_set_to_none(settings, store, alice, character, as_alice):
