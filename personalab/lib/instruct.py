@@ -300,7 +300,10 @@ def _ending(template: InstructTemplate, names: _Names, ending: str) -> str:
         return _marker(template, sequence, names, "System") + separator
     if ending == "user":
         sequence, name = template.input_sequence, names.user
-        named = _names_on(template, names, "user")
+        # formatInstructModePrompt names the player with "always", and with "force" in a group
+        # (where its history's user lines carry their names in the text instead).
+        named = template.names_behavior == "always" or (
+            names.group and template.names_behavior == "force")
     else:
         sequence = template.last_output_sequence or template.output_sequence
         name, named = names.char, _names_on(template, names, "assistant")

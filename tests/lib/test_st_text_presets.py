@@ -228,3 +228,21 @@ def test_a_text_reply_is_trimmed_as_sillytavern_trims_it(store, alice, staff, cl
     text_api.script(Reply(said))
     turn(store, instance_id)
     assert session_lines(store, instance_id)[-1]["content"] == kept
+
+
+@pytest.mark.parametrize("names_behavior", ["always", "force"])
+def test_a_groups_impersonation_ends_on_the_players_name(store, alice, staff, client, text_api,
+                                                         names_behavior):
+    # formatInstructModePrompt(name1, isImpersonate): the name with "always", and in a group
+    # with "force" (until 2026-12-03 a group's impersonation ended on the bare marker).
+    _presets(client, staff, {**CHATML, "names_behavior": names_behavior}, CHATML_CONTEXT)
+    english(store)
+    instance_id = group_create(store, alice, {**CARD, "data": {**CARD["data"],
+                                                               "mes_example": ""}})
+    text_api.script(Reply("I am Mira."), Reply("I am Rook."), Reply("I nod."))
+    group_turn(store, instance_id)
+    client.force_login(alice)
+    response = client.post("/api/v1/chat", {"instance_id": instance_id, "mode": "impersonate"},
+                           content_type="application/json")
+    assert response.json()["answer_text"] == "I nod."
+    assert text_api.requests[-1]["prompt"].endswith("<|im_start|>user\nAnn:")
