@@ -1,8 +1,9 @@
 """A finished reply or impersonation cleaned as SillyTavern 1.12.6's `cleanUpMessage`
 (`public/script.js`) cleans it at its defaults: the start of a stop string it ends in, then
 the regex scripts (the caller's), the spaces ending its lines, the speakers' names and the
-instruct markers (personalab/lib/reply_names.py), the context template's shape, and "Trim
-spaces" (on by default there: no whitespace at either end). An impersonation is cleaned so
+instruct markers (personalab/lib/reply_names.py), "Auto-fix Markdown" (on by default there),
+the context template's shape, and "Trim spaces" (on by default there too: no whitespace at
+either end). An impersonation is cleaned so
 while it streams too, as SillyTavern shows it in the input box (without "Trim incomplete
 sentences" until it ends)."""
 
@@ -16,7 +17,12 @@ from personalab.lib.instruct import InstructTemplate, instruct_stop
 from personalab.lib.llm import LLMError, Provider
 from personalab.lib.llm_text import TextCompletionProvider
 from personalab.lib.reply_names import reply_names_cleaned, reply_stop_start_cut
-from personalab.lib.reply_shape import reply_lines_trimmed, reply_shaped, reply_trimmed
+from personalab.lib.reply_shape import (
+    reply_lines_trimmed,
+    reply_markdown_fixed,
+    reply_shaped,
+    reply_trimmed,
+)
 
 
 def reply_names(context: dict[str, Any], provider: Provider | None, *,
@@ -65,13 +71,14 @@ def reply_stops(context: dict[str, Any], markers: InstructTemplate | None, *,
 def reply_tidied(content: str, *, names: dict[str, Any] | None,
                  shape: dict[str, Any] | None, kept: int = 0) -> str:
     """A reply after its regex scripts: its lines' trailing spaces, the names (`names`:
-    reply_names's answer), the shape (`shape`: llm_context's `reply_shape`) and the ends'
-    whitespace; the first `kept` characters (the reply being continued) are left as they were,
-    but for the end of a continued reply that added only whitespace."""
+    reply_names's answer), "Auto-fix Markdown" (no space inside a `*` pair), the shape
+    (`shape`: llm_context's `reply_shape`) and the ends' whitespace; the first `kept`
+    characters (the reply being continued) are left as they were, but for the end of a
+    continued reply that added only whitespace."""
     tail = reply_lines_trimmed(content[kept:])
     if names:
         tail = reply_names_cleaned(tail, **{**names, "stops": ()})
-    content = content[:kept] + tail
+    content = content[:kept] + reply_markdown_fixed(tail)
     if shape and content.strip():
         content = reply_shaped(content, shape, kept=kept)
     return reply_trimmed(content, kept=kept)

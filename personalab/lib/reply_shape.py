@@ -40,6 +40,69 @@ def reply_lines_trimmed(text: str) -> str:
                      for line in text.split("\n"))
 
 
+# fixMarkdown's spaces (no newline): tab, space, and the Unicode spaces its class names.
+_SPACES = frozenset("\t \u00a0\u1680\u202f\u205f\u3000\ufeff"
+                    + "".join(chr(code) for code in range(0x2000, 0x200B)))
+_MARKS = "*_"
+
+
+def _pair_spaces_removed(text: str) -> str:
+    """SillyTavern's `/(\\*|_)(\\s+)|(\\s+)(\\*|_)/g` → "$1$4" inside one pair: the spaces right
+    after a mark or right before one go, walked once."""
+    out: list[str] = []
+    index, size = 0, len(text)
+    while index < size:
+        char = text[index]
+        end = index + 1 if char in _MARKS else index
+        while end < size and text[end] in _SPACES:
+            end += 1
+        if char in _MARKS:
+            out.append(char)  # and the spaces after it, if any, go
+        elif end > index and end < size and text[end] in _MARKS:
+            out.append(text[end])  # the spaces before a mark go
+            end += 1
+        else:
+            out.append(text[index:max(end, index + 1)])
+            end = max(end, index + 1)
+        index = end
+    return "".join(out)
+
+
+def reply_markdown_fixed(text: str) -> str:
+    """`text` as SillyTavern's "Auto-fix Markdown" (on by default) stores a reply: in each pair
+    of `*` / `_` (or `**`, `__`, the first closing one, as its lazy regex finds them) no space
+    right inside a mark, so "* smiles *" is "*smiles*". Linear: a mark with no closing one
+    after a place is not looked for again."""
+    out: list[str] = []
+    absent: dict[str, int] = {}  # a mark not found from this place on
+    index = start = 0
+    size = len(text)
+    while index < size:
+        if text[index] not in _MARKS:
+            index += 1
+            continue
+        found = -1
+        for mark in ((text[index:index + 2],) if text[index + 1:index + 2] and
+                     text[index + 1] in _MARKS else ()) + (text[index],):
+            after = index + len(mark)
+            if absent.get(mark, size + 1) <= after:
+                continue
+            found = text.find(mark, after)
+            if found < 0:
+                absent[mark] = after
+                continue
+            found += len(mark)
+            break
+        if found < 0:
+            index += 1
+            continue
+        out.append(text[start:index])
+        out.append(_pair_spaces_removed(text[index:found]))
+        index = start = found
+    out.append(text[start:])
+    return "".join(out)
+
+
 def reply_trimmed(text: str, *, kept: int = 0) -> str:
     """`text` without the whitespace at its ends, as SillyTavern's "Trim spaces" (on by
     default) leaves every reply; a continued reply (its first `kept` characters said before)

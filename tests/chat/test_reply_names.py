@@ -59,3 +59,15 @@ def test_a_continued_reply_keeps_its_start_and_loses_its_trailing_space(store, i
     asyncio.run(turn_said(store, instance, "Hi."))
     turn(store, instance, "", continue_reply=True)
     assert session_lines(store, instance)[-1]["content"] == "Pay up. Now."
+
+
+def test_a_reply_is_stored_with_its_markdown_fixed(store, instance, use_stub, alice_client):
+    # "Auto-fix Markdown", on by default in SillyTavern: no space inside a pair of marks, in a
+    # reply and in an impersonation alike.
+    use_stub.script(Reply("* smiles * Pay up."), Reply("* nods * Fine."))
+    asyncio.run(turn_said(store, instance, "Hi."))
+    assert session_lines(store, instance)[-1]["content"] == "*smiles* Pay up."
+    response = alice_client.post("/api/v1/chat", {"instance_id": instance,
+                                                  "mode": "impersonate"},
+                                 content_type="application/json")
+    assert response.json()["answer_text"] == "*nods* Fine."
