@@ -469,6 +469,8 @@ def _finish_line(writer, flags: dict[str, Any], run: RegexRun | None = None, *,
         text = text[:kept] + reply_stop_start_cut(text[kept:], names["stops"])
     regexed = reply_regexed(run, flags, text, "".join(writer._reasoning)) if run else {}
     if cleaned:
+        if flags.get("interrupted") and shape:  # as SillyTavern's last streamed update left it
+            shape = {key: on for key, on in shape.items() if key != "trim_sentences"} or None
         regexed["content"] = text = reply_tidied(regexed.get("content", text), names=names,
                                                  shape=shape, kept=kept)
     if flags.get("truncated"):

@@ -7,11 +7,12 @@ the stub, which records the prompt string the model received."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 
 import pytest
 
-from chat.play.turn import TurnRefused
+from chat.play.turn import TurnRefused, turn_run
 from chat.services.traces import trace_rebuild
 from tests.pages.settings_form import SETTINGS_FORM
 from tests.stub_llm import Reply
@@ -307,3 +308,28 @@ def test_a_note_deeper_than_the_chat_is_its_own_turn_after_the_story_string(
     prompt = text_api.requests[-1]["prompt"]
     assert ("her clinic.<|im_end|>\n<|im_start|>system\nMira never lies.<|im_end|>\n"
             "<|im_start|>assistant\nMira: Hold still, Ann.<|im_end|>") in prompt
+
+
+def test_a_stopped_reply_keeps_its_unfinished_sentence(store, alice, staff, client, text_api):
+    """Stopped, SillyTavern keeps the reply as its last streamed update showed it, which
+    leaves "Trim incomplete sentences" out (displayIncompleteSentences)."""
+    _choose(client, staff, {"context": {**CONTEXT, "trim_sentences": True}})
+    instance_id = _setup(store, alice)
+    text_api.script(Reply("Fine. And you", chunk_size=3, held_after=3))
+
+    async def stopped():
+        stop, said = asyncio.Event(), []
+
+        async def emit(event):
+            said.append(event.get("content") or "") if event.get("type") == "token" else None
+            if "And" in "".join(said):
+                stop.set()
+
+        return await turn_run(store, instance_id=instance_id, user_text="Well?", emit=emit,
+                              stop=stop)
+
+    try:
+        result = asyncio.run(stopped())
+    finally:
+        text_api.release()
+    assert result.interrupted and result.answer_text == "Fine. And"
