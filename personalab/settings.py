@@ -211,9 +211,9 @@ PERSONALAB_IMPORTS_PER_ACCOUNT = env_int("PERSONALAB_IMPORTS_PER_ACCOUNT", 2, mi
 # on the thread every page view shares, and 1,000 at once from one account held others' pages
 # for seconds (red team, 2026-12-02). A player's tabs and devices are far fewer.
 PERSONALAB_SOCKETS_PER_ACCOUNT = env_int("PERSONALAB_SOCKETS_PER_ACCOUNT", 200, minimum=1)
-# Replies (turns, rounds, asides, impersonations) one account may have written at once on one
-# worker (0: no limit): 60 of one account's at once over REST made another's turn wait 47 s
-# (red team, eighth pass). A player's tabs write a few at most.
+# Replies (turns, rounds, asides, impersonations) and memory actions one account may have
+# running at once on one worker (0: no limit): 60 of one account's turns at once over REST made
+# another's turn wait 47 s (red team, eighth pass). A player's tabs write a few at most.
 PERSONALAB_TURNS_PER_ACCOUNT = env_int("PERSONALAB_TURNS_PER_ACCOUNT", 8, minimum=0)
 # Actions (send, trigger, regenerate, continue, aside, impersonate) one chat socket may start
 # in a minute; each reads the session store on the thread page views share, and 8 sockets

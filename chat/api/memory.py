@@ -5,6 +5,7 @@ reply streams)."""
 
 from __future__ import annotations
 
+import contextlib
 from typing import Any
 
 from asgiref.sync import sync_to_async
@@ -12,6 +13,7 @@ from django.http import HttpRequest
 from django.utils.translation import gettext_noop
 from ninja import Router, Status
 
+from chat.play.account_turns import AccountTurnsBusy, account_turn_held
 from chat.play.regex_scripts import lines_for_model
 from chat.services.instances import instance_for_user
 from chat.services.memory_actions import memory_action, provider_fitted
@@ -167,6 +169,12 @@ async def recaps_rebuild(request: HttpRequest, instance_id: str):
     await sync_to_async(instance_for_user)(request.auth, instance_id)
     store = get_store()
     lock = store.instance_lock(instance_id).acquire()
+    held = contextlib.ExitStack()
+    try:
+        held.enter_context(account_turn_held(store, instance_id))  # the model's work at once
+    except AccountTurnsBusy:
+        lock.release()
+        raise
     # Its stage, for a page to poll (`instance_memory_progress`), as summarize's.
     runtime.progress_set(instance_id, gettext_noop("Starting"))
     try:
@@ -179,6 +187,7 @@ async def recaps_rebuild(request: HttpRequest, instance_id: str):
             progress=lambda text, values=None: runtime.progress_set(instance_id, text, values))
     finally:
         runtime.progress_set(instance_id, None)
+        held.close()
         lock.release()
 
 

@@ -1,7 +1,8 @@
 """How many replies one account may have the model write at once in a server process
-(PERSONALAB_TURNS_PER_ACCOUNT): turns, regenerates, continues, impersonations, group rounds and
-asides. Each chat runs one reply at a time, but an account may own thousands of chats: bob's 60
-turns at once over REST, on 60 of his chats, made alice's turn take 47 s instead of 0.5 s (their
+(PERSONALAB_TURNS_PER_ACCOUNT): turns, regenerates, continues, impersonations, group rounds,
+asides, and the memory actions a player starts (summarize, update memory, rebuild recaps).
+Each chat runs one at a time, but an account may own thousands of chats: bob's 60 turns at
+once over REST, on 60 of his chats, made alice's turn take 47 s instead of 0.5 s (their
 preparation, recall and settling share the process's threads and CPU; eighth red-team pass).
 The bound holds while another account plays (a reply of theirs running, or one ended within
 SHARED_SECONDS): one more is then refused at once, before anything is written. An account alone

@@ -3,9 +3,12 @@ used by the REST routes (chat/api/memory.py) and the chat page."""
 
 from __future__ import annotations
 
+import contextlib
+
 from asgiref.sync import sync_to_async
 from django.utils.translation import gettext_noop
 
+from chat.play.account_turns import AccountTurnsBusy, account_turn_held
 from chat.play.context import provider_current
 from chat.play.regex_scripts import lines_for_model
 from chat.play.window import turn_window
@@ -35,6 +38,12 @@ async def memory_action(instance_id: str, action: str, progress=None, *,
     instance's character)."""
     store = get_store()
     lock = store.instance_lock(instance_id).acquire()
+    try:
+        held = contextlib.ExitStack()
+        held.enter_context(account_turn_held(store, instance_id))  # the model's work at once
+    except AccountTurnsBusy:
+        lock.release()
+        raise
     progress = progress or (lambda text, values=None: runtime.progress_set(instance_id, text,
                                                                            values))
     progress(gettext_noop("Starting") if action == "summarize"
@@ -56,6 +65,7 @@ async def memory_action(instance_id: str, action: str, progress=None, *,
                                                  last_n_turns=last_n, character_id=character_id,
                                                  prompt_tokens=window.prompt_room, shown=shown)
     finally:
+        held.close()
         lock.release()
         runtime.progress_set(instance_id, None)
     # A server killed before this line: instances_index_catch_up at its next start.

@@ -86,3 +86,19 @@ def test_no_limit_when_set_to_none(settings, store, alice, character, as_alice):
 def test_the_refusal_is_said_in_the_pages_language():
     with translation.override("zh-hans"):
         assert "同时生成的回复" in refusal_said("account_turns", "your account already has …")
+
+
+@pytest.mark.parametrize("action", ["summarize", "update_memory", "recaps/rebuild"])
+def test_a_memory_action_counts_as_the_models_work_too(settings, store, alice, character,
+                                                       as_alice, action):
+    settings.PERSONALAB_TURNS_PER_ACCOUNT = 1
+    hers = [instance_create(store, owner=alice, character_id=character) for _ in range(2)]
+    with account_turn_held(store, hers[0]):
+        answer = as_alice("post", f"/api/v1/instances/{hers[1]}/{action}")
+        assert answer.status_code == 429, answer.content
+        assert answer.json()["error"]["code"] == "account_turns"
+        # the chat's lock was given back: its turn is refused for the account, not as busy
+        turn = as_alice("post", "/api/v1/chat", {"instance_id": hers[1], "query": "你好"})
+        assert turn.json()["error"]["code"] == "account_turns"
+    assert as_alice("post", "/api/v1/chat", {"instance_id": hers[1],
+                                              "query": "你好"}).status_code == 200
