@@ -41,6 +41,7 @@ from chat.pages.import_report import import_report_for_page, import_report_key
 from chat.pages.members import members_context, reply_orders
 from chat.pages.regex_allow import regex_asks
 from chat.pages.variables import variables_context
+from chat.play.account_turns import AccountTurnsBusy
 from chat.play.aside import asides_read
 from chat.services import instance_settings, memory_actions
 from chat.services.errors import InstanceUpdateError, NotFound
@@ -445,7 +446,7 @@ async def instance_memory_action(request: HttpRequest, instance_id: str, action:
                 if action == "summarize"
                 else gettext("Memory updated: the evolved persona has a new version."))
         status = "ok"
-    except (MemoryActionError, LLMError, InstanceBusy, StoreError) as exc:
+    except (MemoryActionError, LLMError, InstanceBusy, StoreError, AccountTurnsBusy) as exc:
         text, status = error_read(exc), "error"
     return render(request, "chat/_action_result.html", {"text": text, "status": status})
 

@@ -102,3 +102,13 @@ def test_a_memory_action_counts_as_the_models_work_too(settings, store, alice, c
         assert turn.json()["error"]["code"] == "account_turns"
     assert as_alice("post", "/api/v1/chat", {"instance_id": hers[1],
                                               "query": "你好"}).status_code == 200
+
+
+def test_the_memory_pages_action_says_the_refusal_beside_it(settings, store, alice, character,
+                                                            alice_client):
+    settings.PERSONALAB_TURNS_PER_ACCOUNT = 1
+    hers = [instance_create(store, owner=alice, character_id=character) for _ in range(2)]
+    with account_turn_held(store, hers[0]):
+        page = alice_client.post(f"/instances/{hers[1]}/memory/summarize")
+    assert page.status_code == 200
+    assert "PERSONALAB_TURNS_PER_ACCOUNT" in page.content.decode()
