@@ -25,7 +25,7 @@ from personalab.lib.filestore.store import FileStore
 SHARED_SECONDS = 60.0
 
 _running: Counter[str] = Counter()
-_last_active: dict[str, float] = {}  # account → monotonic time its last reply started or ended
+_last_active: dict[str, float] = {}  # account → when its last reply started or ended
 _lock = threading.Lock()
 
 

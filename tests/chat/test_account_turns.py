@@ -7,10 +7,10 @@ account)."""
 
 from __future__ import annotations
 
+from collections import Counter
+
 import pytest
 from django.utils import translation
-
-from collections import Counter
 
 from chat.live.refusal_words import refusal_said
 from chat.play import account_turns
@@ -89,11 +89,12 @@ def test_the_refusal_is_said_in_the_pages_language():
 
 
 @pytest.mark.parametrize("action", ["summarize", "update_memory", "recaps/rebuild"])
-def test_a_memory_action_counts_as_the_models_work_too(settings, store, alice, character,
+def test_a_memory_action_counts_as_the_models_work_too(settings, store, alice, bob, character,
                                                        as_alice, action):
     settings.PERSONALAB_TURNS_PER_ACCOUNT = 1
     hers = [instance_create(store, owner=alice, character_id=character) for _ in range(2)]
-    with account_turn_held(store, hers[0]):
+    his = instance_create(store, owner=bob, character_id=character)
+    with account_turn_held(store, his), account_turn_held(store, hers[0]):
         answer = as_alice("post", f"/api/v1/instances/{hers[1]}/{action}")
         assert answer.status_code == 429, answer.content
         assert answer.json()["error"]["code"] == "account_turns"
@@ -104,11 +105,12 @@ def test_a_memory_action_counts_as_the_models_work_too(settings, store, alice, c
                                               "query": "你好"}).status_code == 200
 
 
-def test_the_memory_pages_action_says_the_refusal_beside_it(settings, store, alice, character,
-                                                            alice_client):
+def test_the_memory_pages_action_says_the_refusal_beside_it(settings, store, alice, bob,
+                                                            character, alice_client):
     settings.PERSONALAB_TURNS_PER_ACCOUNT = 1
     hers = [instance_create(store, owner=alice, character_id=character) for _ in range(2)]
-    with account_turn_held(store, hers[0]):
+    his = instance_create(store, owner=bob, character_id=character)
+    with account_turn_held(store, his), account_turn_held(store, hers[0]):
         page = alice_client.post(f"/instances/{hers[1]}/memory/summarize")
     assert page.status_code == 200
     assert "PERSONALAB_TURNS_PER_ACCOUNT" in page.content.decode()
