@@ -57,11 +57,9 @@ def character_choices(*, user, also: Iterable[str] = ()) -> CharacterChoices:
     return choices
 
 
-def characters_found(*, user, text: str, limit: int = FOUND_LIMIT) -> CharacterChoices:
-    """The characters `user` may see whose name or tags hold every word of `text` (as typed:
-    no pattern; case ignored), names starting with the first word first, then by name; at most
-    `limit`, `more` when others match. A `text` over FIND_MAX_CHARS or FIND_MAX_WORDS words, or
-    holding a NUL, is refused; one of none finds none."""
+def find_words(text: object) -> list[str]:
+    """The words of a search typed to find a character (or, on the library page, any item);
+    one over FIND_MAX_CHARS or FIND_MAX_WORDS words, or holding a NUL, is refused."""
     if not isinstance(text, str) or len(text) > FIND_MAX_CHARS:
         raise Invalid(gettext("type at most %(count)s characters to find a character")
                       % {"count": FIND_MAX_CHARS}, field="q")
@@ -73,6 +71,15 @@ def characters_found(*, user, text: str, limit: int = FOUND_LIMIT) -> CharacterC
     if len(words) > FIND_MAX_WORDS:
         raise Invalid(gettext("type at most %(count)s words to find a character")
                       % {"count": FIND_MAX_WORDS}, field="q")
+    return words
+
+
+def characters_found(*, user, text: str, limit: int = FOUND_LIMIT) -> CharacterChoices:
+    """The characters `user` may see whose name or tags hold every word of `text` (as typed:
+    no pattern; case ignored), names starting with the first word first, then by name; at most
+    `limit`, `more` when others match. A `text` over FIND_MAX_CHARS or FIND_MAX_WORDS words, or
+    holding a NUL, is refused; one of none finds none."""
+    words = find_words(text)
     if not 1 <= limit <= FOUND_LIMIT_MAX:
         raise Invalid(gettext("limit must be from 1 to %(count)s") % {"count": FOUND_LIMIT_MAX},
                       field="limit")

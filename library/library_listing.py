@@ -10,10 +10,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from django.db.models import Q, QuerySet
-from django.utils.translation import gettext
 
-from library.character_picker import FIND_MAX_CHARS, FIND_MAX_WORDS
-from personalab.lib.errors import Invalid
+from library.character_picker import find_words
 
 LIBRARY_PAGE = 60  # items of a kind per page: fills rows of 2, 3, 4, 5 or 6 tiles
 
@@ -29,17 +27,8 @@ class Listed:
 
 
 def library_words(text: str | None) -> list[str]:
-    """The search's words; one over FIND_MAX_CHARS or FIND_MAX_WORDS words is refused."""
-    if not text:
-        return []
-    if len(text) > FIND_MAX_CHARS:
-        raise Invalid(gettext("type at most %(count)s characters to find a character")
-                      % {"count": FIND_MAX_CHARS}, field="q")
-    words = text.split()
-    if len(words) > FIND_MAX_WORDS:
-        raise Invalid(gettext("type at most %(count)s words to find a character")
-                      % {"count": FIND_MAX_WORDS}, field="q")
-    return words
+    """The search's words, refused as the pickers' are (character_picker.find_words)."""
+    return find_words(text) if text else []
 
 
 def library_listed(rows: QuerySet, *, words: list[str], fields: tuple[str, ...],

@@ -67,3 +67,14 @@ def test_backgrounds_and_lorebooks_page_on_their_own(alice_client, store, alice,
     page = alice_client.get("/library/", {"lorebooks_page": "2"}).content.decode()
     assert re.findall(r'<bdi>(Book \d)</bdi>', page) == ["Book 3"]
     assert 'data-testid="lorebooks-pager"' in page and "characters-pager" not in page
+
+
+@pytest.mark.parametrize("text", ["\0", "troll\0"])
+def test_a_nul_in_the_library_search_is_refused_as_the_pickers_refuse_it(
+        alice_client, store, alice, character, bobs, text):
+    # SQLite's LIKE stopped at the NUL, so "\0" listed everything (PostgreSQL answers such a
+    # query with an error: a 500); the pickers' search refused it already.
+    page = alice_client.get("/library/", {"q": text})
+    assert page.status_code == 200
+    body = page.content.decode()
+    assert 'data-testid="library-find-error"' in body and "NUL" in body
