@@ -437,13 +437,19 @@ def _prompt_inputs(store: FileStore, ctx: TurnContext, director: dict | None,
     ), join)
 
 
+FILLED_STOP_MAX_CHARS = 2000  # a stop string as its macros fill it, as an instruct marker
+
+
 def _stops_filled(generation: dict[str, Any], macros: dict[str, str]) -> dict[str, Any]:
     """The player's stop strings with their macros filled ("\\n{{user}}:"), as SillyTavern's
     custom stopping strings are at its default (`custom_stopping_strings_macro`)."""
     stops = generation.get("stop")
     if not stops or not any("{{" in stop or "<" in stop for stop in stops):
         return generation
-    return {**generation, "stop": [macros_replace(stop, macros) for stop in stops]}
+    # Cut: a macro may fill one with a card field or a 100,000-character variable, and each is
+    # sent to the server and read for its start at a reply's end (quadratic in its length).
+    return {**generation, "stop": [macros_replace(stop, macros)[:FILLED_STOP_MAX_CHARS]
+                                   for stop in stops]}
 
 
 def _with_outlets(values: dict[str, str], outlets: dict[str, str]) -> dict[str, str]:

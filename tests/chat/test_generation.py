@@ -214,3 +214,18 @@ def test_stop_strings_have_their_macros_filled_as_sillytaverns_custom_ones(
                     generation={"stop": ["\n{{user}}:", "<BOT> says", "###"]})
     _turn(store, instance)
     assert use_stub.requests[-1]["stop"] == ["\nUser:", "Alserqi says", "###"]
+
+
+def test_a_stop_string_its_macros_fill_long_is_cut(store, alice, character, instance, use_stub):
+    # A card field (or a 100,000-character variable) in a stop string was sent whole and read
+    # for its start at the reply's end, quadratic in its length: 16 of 100,000 characters took
+    # 11 s of CPU for each reply, and each streamed piece of an impersonation.
+    from library.character_services import character_save
+
+    character_save(store, user=alice, character_id=character, data={
+        "name": "Alserqi", "base_persona": "废土" * 10_000, "greeting": "", "tags": "",
+        "visibility": "shared"})
+    instance_update(store, user=alice, instance_id=instance,
+                    generation={"stop": ["{{description}}", "###"]})
+    _turn(store, instance)
+    assert use_stub.requests[-1]["stop"] == ["废土" * 1000, "###"]  # 2,000: an instruct marker's
