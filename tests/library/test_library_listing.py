@@ -50,6 +50,8 @@ def test_the_search_finds_a_character_on_any_page_and_keeps_it_in_the_page_links
         alice_client, store, alice, character, bobs, page_of_three):
     found = alice_client.get("/library/", {"q": "troll 6"}).content.decode()
     assert _tiles(found) == [bobs[6]] and 'value="troll 6"' in found
+    # what was found shows first, not under the imports (a phone's whole first screens)
+    assert re.search(r'<form method="get" action="#characters-title"[^>]*role="search"', found)
     cave = alice_client.get("/library/", {"q": "CAVE"}).content.decode()  # a tag, any case
     assert _tiles(cave) == bobs[:3]
     assert re.search(r'href="\?q=CAVE&amp;page=2#characters-title" rel="next"', cave)
