@@ -23,6 +23,7 @@ from django.conf import settings
 from memory.keyword_index.docs import keyword_documents
 from memory.keyword_index.store import Key, KeywordStore
 from memory.keyword_index.tokens import turn_text
+from memory.vectors.id_reads import ids_get
 from memory.vectors.store_check import CollectionDamaged, collection_problem
 from memory.vectors.turn_docs import turn_doc_id, turn_is_indexable, turns_indexable
 from memory.vectors.where import where_checkable, where_instances, where_matches, where_normalize
@@ -210,6 +211,9 @@ class MemoryIndex:
                                     f"({problem}); start the server again to rebuild it")
         self._checked.add(name)
 
+    def _ids_get(self, name: str, ids: list[str], *, include: list[str]) -> dict[str, Any]:
+        return ids_get(lambda **kwargs: self._call(name, "get", **kwargs), ids, include=include)
+
     def collection_ids(self) -> dict[str, str]:
         """Each collection's id as Chroma holds it now (a collection created anew gets a new
         one); a cached handle with another id is replaced. MiniLM's collection is among them
@@ -304,8 +308,7 @@ class MemoryIndex:
         way, memory/vectors/fill.py, or a write cut short): only the keyword store has them."""
         if not doc_ids:
             return []
-        got = self._call("turns", "get", ids=[chroma_id(instance_id, d) for d in doc_ids],
-                         include=[])
+        got = self._ids_get("turns", [chroma_id(instance_id, d) for d in doc_ids], include=[])
         held = set(got["ids"])
         return [d for d in doc_ids if chroma_id(instance_id, d) not in held]
 
@@ -433,8 +436,8 @@ class MemoryIndex:
         scored = self._nearest_scores(collection, embedding, n_results, where)
         if not scored:
             return []
-        got = self._call(collection, "get", ids=[stored_id for stored_id, _ in scored],
-                         include=["documents", "metadatas"])
+        got = self._ids_get(collection, [stored_id for stored_id, _ in scored],
+                            include=["documents", "metadatas"])
         stored = dict(zip(got["ids"], zip(got["documents"], got["metadatas"])))
         return [hit_make(collection, stored_id, *stored[stored_id], score)
                 for stored_id, score in scored if stored_id in stored]
@@ -522,8 +525,8 @@ class MemoryIndex:
     def hits_get(self, collection: str, instance_id: str, doc_ids: list[str]) -> list[Hit]:
         """The stored documents `doc_ids` of an instance (score 0), in that order; ids Chroma
         no longer holds are left out."""
-        got = self._call(collection, "get", ids=[chroma_id(instance_id, d) for d in doc_ids],
-                         include=["documents", "metadatas"])
+        got = self._ids_get(collection, [chroma_id(instance_id, d) for d in doc_ids],
+                            include=["documents", "metadatas"])
         by_id = {stored_id: hit_make(collection, stored_id, doc, meta, 0.0)
                  for stored_id, doc, meta in zip(got["ids"], got["documents"], got["metadatas"])}
         # Not embedded yet (an import filling in the background): the keyword store has it.
