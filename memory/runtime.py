@@ -220,8 +220,13 @@ def store_check_start(store: FileStore) -> threading.Thread | None:
 
 
 def forget_indexes() -> None:
+    """Drop the open indexes; their keyword files are closed (Chroma's client is left to
+    whoever may still be reading through it)."""
     with _index_lock:
+        indexes = list(_indexes.values())
         _indexes.clear()
+    for index in indexes:
+        index.keywords.close()
 
 
 def _run_jobs() -> None:

@@ -3,6 +3,7 @@ and the OpenAI-compatible stub server (tests/stub_llm.py)."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import resource
@@ -123,6 +124,30 @@ def _memory_jobs_dropped():
     from memory import runtime  # here, not at the top: conftest is imported before Django is set up
 
     runtime.jobs_drop()
+
+
+@pytest.fixture(autouse=True)
+def _chroma_closed(tmp_path):
+    """The Chroma stores a test opened in its folder are stopped at its end: chromadb keeps an
+    embedded store's system (SQLite connections, HNSW files, a runtime's threads) for the whole
+    process, and a worker held 900-1,170 files open after a whole run. The app's indexes are
+    not closed by the app itself: a server has one data folder, and a thread may still hold a
+    collection of an index that another forgets."""
+    yield
+    if "chromadb" not in sys.modules:  # no test of this process opened a store yet
+        return
+    from chromadb.api.shared_system_client import SharedSystemClient
+
+    from memory import runtime  # here, not at the top: conftest is imported before Django
+
+    runtime.forget_indexes()
+    folder = str(tmp_path)
+    for identifier in [key for key in SharedSystemClient._identifier_to_system
+                       if key.startswith(folder)]:
+        system = SharedSystemClient._identifier_to_system.pop(identifier)
+        SharedSystemClient._identifier_to_refcount.pop(identifier, None)
+        with contextlib.suppress(AttributeError):  # a client closed it already
+            system.stop()
 
 
 @pytest.fixture(autouse=True)

@@ -269,6 +269,14 @@ class KeywordStore:
             if kept is not None:
                 kept[1].close()
 
+    def close(self) -> None:
+        """Close the connections kept for searches; the next search opens its own again
+        (they are only used under the lock)."""
+        with self._lock:
+            readers, self._readers = list(self._readers.values()), {}
+        for _, db in readers:
+            db.close()
+
     def reset(self) -> None:
         for instance_id in self.instance_ids():
             self.delete_instance(instance_id)
