@@ -1,10 +1,11 @@
-"""Chroma reads by id in batches of at most ID_BATCH ids (docs/performance.md, "Chroma reads
-by id").
+"""Chroma reads by id in batches of at most ID_BATCH ids (docs/performance.md, "A long chat's
+memory").
 
-Embedded Chroma's native heap grew with the size of the reads by id it answered, and did not
-give it back: a search read its candidates' documents (up to 1,200) in one call, and a long
-chat's server grew ~0.4 MB a turn for as long as the chat went on. Read in batches of 64, the
-same turns grew a sixth of that (bench/chroma_rss.py)."""
+Embedded Chroma's native heap grew with the size of its reads by id (most at a read larger than
+any before) and did not give it back: a search read all its candidates' documents in one call
+(up to 1,200 ids), so a chat longer than any before grew the server's heap ~0.3 MB a turn. In
+batches of 64 the same turns grew it 0.04 MB a turn (bench/ws_play_long.py; in one process:
+bench/chroma_rss.py)."""
 
 from __future__ import annotations
 
