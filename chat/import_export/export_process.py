@@ -183,17 +183,18 @@ def session_export_apart(*, instance_id: str, session_id: str, fmt: str,
     if settings.PERSONALAB_EXPORT_PROCESSES <= 0 or _small(store, instance_id, session_id):
         return session_export(store, instance_id=instance_id,
                               session_id=session_id, fmt=fmt, character=character)
-    pool = None
-    try:
-        with _worker_share(account):
-            # Taken once the turn came: a pool that broke meanwhile (a worker killed) is
-            # replaced, not handed the exports that waited through it (each answered 503).
-            pool = _pool_get()
+    with _worker_share(account):
+        # Taken once the turn came: a pool that broke meanwhile (a worker killed) is replaced,
+        # not handed the exports that waited through it (each answered 503). A broken pool is
+        # forgotten before this worker's share is given back, or the export waiting for it
+        # would take the broken pool still.
+        pool = _pool_get()
+        try:
             result = pool.submit(_exported, instance_id, session_id, fmt, character).result()
-    except BrokenProcessPool:
-        _pool_forget(pool)  # a worker killed (OOM, kill -9): the next export starts new ones
-        raise Unavailable("the export stopped before it ended; try again",
-                          code="export_failed") from None
+        except BrokenProcessPool:
+            _pool_forget(pool)  # a worker killed (OOM, kill -9): the next export starts new ones
+            raise Unavailable("the export stopped before it ended; try again",
+                              code="export_failed") from None
     if len(result) == 4:
         code, status, message, fields = result
         raise AppError(message, code=code, status=status, fields=fields)

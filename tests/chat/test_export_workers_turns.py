@@ -83,10 +83,19 @@ def test_a_third_account_gets_the_first_worker_freed_on_the_real_pool(real_pool)
     assert not export_process._held and not export_process._waiting
 
 
-def test_an_export_waiting_while_a_worker_is_killed_runs_on_new_workers(real_pool):
+def test_an_export_waiting_while_a_worker_is_killed_runs_on_new_workers(real_pool,
+                                                                       monkeypatch):
     """An export that waited for a worker while one was killed (an out-of-memory kill) was
     then sent to the broken pool and answered 503 without ever starting; it starts on new
-    workers now."""
+    workers now. The broken pool is forgotten slowly here: a share given back before its pool
+    was forgotten let the waiting export take the broken pool (seen in a loaded run)."""
+    forget = export_process._pool_forget
+
+    def forget_slowly(pool):
+        time.sleep(0.5)
+        forget(pool)
+
+    monkeypatch.setattr(export_process, "_pool_forget", forget_slowly)
     gates, results = real_pool, {}
     threads = [_export(gates, "bob", "bobs_first", results),
                _export(gates, "carol", "carols_first", results)]
