@@ -35,6 +35,7 @@ from personalab.lib.embedding.chroma_check import (
     segment_problem,
     segments_damaged,
 )
+from personalab.lib.errors import Unavailable
 
 log = logging.getLogger(__name__)
 
@@ -170,9 +171,11 @@ def collections_set_aside(*, chroma_path: Path, damaged: dict[str, str]) -> Path
     return aside
 
 
-class CollectionDamaged(Exception):
+class CollectionDamaged(Unavailable):
     """A collection whose segment files were found damaged before this process first used it
     (`collection_problem`): it is not touched until a restart's check sets it aside."""
+
+    code = "memory_damaged"
 
 
 def collection_problem(*, chroma_path: Path, name: str) -> str:
