@@ -24,6 +24,10 @@ SAMPLED_APART = {
     ("personalab/lib/llm_text.py", "InstructError",
      "PERSONALAB_INSTRUCT_TEMPLATE: cannot read 7: 7"):
         "an operator's setting and the system's own error, for whoever runs the server",
+    ("memory/vectors/index.py", "CollectionDamaged",
+     "the memory store's 7 collection is damaged (7); start the server again to rebuild it"):
+        "a turn says it as its recall_unavailable warning; the sentence is for whoever runs "
+        "the server (the files' damage and the restart that rebuilds them)",
     ("personalab/lib/story_string.py", "StoryStringError",
      "PERSONALAB_CONTEXT_TEMPLATE: cannot read 7: 7"):
         "an operator's setting and the system's own error, for whoever runs the server",
