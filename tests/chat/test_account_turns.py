@@ -17,7 +17,7 @@ from chat.play import account_turns
 from chat.play.account_turns import account_turn_held
 from chat.services.instances import instance_create
 
-pytestmark = pytest.mark.django_db
+pytestmark = pytest.mark.django_db(transaction=True)  # turns write the index from threads
 
 
 @pytest.fixture(autouse=True)
