@@ -54,7 +54,7 @@ class PythonCollection:
         return len(self.rows)
 
     def _selected(self, where):
-        from memory.vectors.where import where_matches
+        from memory.vectors.where import where_matches  # after Django's boot, as below
 
         flat = {}
         for part in (where or {}).get("$and", [where] if where else []):
@@ -103,7 +103,7 @@ def engines_replaced(*, minilm: bool, chroma: str, id_batch: int | None) -> None
 
 
 def turns_printed(at: set[int]) -> None:
-    import chat.groups.round as rounds
+    import chat.groups.round as rounds  # after Django's boot, as engines_replaced's
 
     real, count, began = rounds.conversation_turn, [0], time.perf_counter()
 

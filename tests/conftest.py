@@ -136,6 +136,7 @@ def _chroma_closed(tmp_path):
     yield
     if "chromadb" not in sys.modules:  # no test of this process opened a store yet
         return
+    # here: a process no test of which opened a store never pays chromadb's import
     from chromadb.api.shared_system_client import SharedSystemClient
 
     from memory import runtime  # here, not at the top: conftest is imported before Django

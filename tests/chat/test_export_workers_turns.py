@@ -55,12 +55,18 @@ def _waiting(count: int) -> bool:
             lambda: len(export_process._waiting) >= count, timeout=60)
 
 
-def test_a_third_account_gets_the_first_worker_freed_on_the_real_pool(real_pool):
-    gates, results = real_pool, {}
+def _both_workers_taken(gates, results: dict) -> list[threading.Thread]:
+    """bob's first export and carol's, each running on one of the pool's two workers."""
     threads = [_export(gates, "bob", "bobs_first", results),
                _export(gates, "carol", "carols_first", results)]
     assert export_gate.started(gates, ACCOUNTS_EXPORTS, count=2) == {"bobs_first",
                                                                    "carols_first"}
+    return threads
+
+
+def test_a_third_account_gets_the_first_worker_freed_on_the_real_pool(real_pool):
+    gates, results = real_pool, {}
+    threads = _both_workers_taken(gates, results)
     threads.append(_export(gates, "bob", "bobs_second", results))
     assert _waiting(1)
     threads.append(_export(gates, "carol", "carols_second", results))
@@ -97,10 +103,7 @@ def test_an_export_waiting_while_a_worker_is_killed_runs_on_new_workers(real_poo
 
     monkeypatch.setattr(export_process, "_pool_forget", forget_slowly)
     gates, results = real_pool, {}
-    threads = [_export(gates, "bob", "bobs_first", results),
-               _export(gates, "carol", "carols_first", results)]
-    assert export_gate.started(gates, ACCOUNTS_EXPORTS, count=2) == {"bobs_first",
-                                                                   "carols_first"}
+    threads = _both_workers_taken(gates, results)
     threads.append(_export(gates, "alice", "hers", results))
     assert _waiting(1)
     os.kill(int((gates / "bobs_first.started").read_text()), signal.SIGKILL)
