@@ -84,9 +84,25 @@ def _ready() -> None:
     """In the worker: nothing. Its arrival means Django and this module are imported there."""
 
 
+def _submitted(pool: ProcessPoolExecutor, job, *args) -> Future:
+    """`pool.submit`, then the pool's watching thread woken once more. CPython 3.11's submit
+    wakes it before starting the worker the job needs, so it could go back to waiting on the
+    workers it knew: that worker killed (an out-of-memory kill), its export waited for ever,
+    holding its account's share (tests/chat/test_export_workers_turns.py). Woken after the
+    start, it watches every worker. Private names, so a Python without them skips this."""
+    future = pool.submit(job, *args)
+    wakeup = getattr(pool, "_executor_manager_thread_wakeup", None)
+    lock = getattr(pool, "_shutdown_lock", None)
+    if wakeup is not None and lock is not None:
+        with lock:  # as submit does: the pool closes its wakeup under this lock
+            if not getattr(pool, "_shutdown_thread", True):
+                wakeup.wakeup()
+    return future
+
+
 def _warm(pool: ProcessPoolExecutor) -> None:
     try:
-        pool.submit(_ready).add_done_callback(lambda done: _warm_failed(pool, done))
+        _submitted(pool, _ready).add_done_callback(lambda done: _warm_failed(pool, done))
     except (BrokenProcessPool, RuntimeError):  # RuntimeError: the server is stopping
         _pool_forget(pool)
 
@@ -190,7 +206,8 @@ def session_export_apart(*, instance_id: str, session_id: str, fmt: str,
         # would take the broken pool still.
         pool = _pool_get()
         try:
-            result = pool.submit(_exported, instance_id, session_id, fmt, character).result()
+            result = _submitted(pool, _exported, instance_id, session_id, fmt,
+                                character).result()
         except BrokenProcessPool:
             _pool_forget(pool)  # a worker killed (OOM, kill -9): the next export starts new ones
             raise Unavailable("the export stopped before it ended; try again",
