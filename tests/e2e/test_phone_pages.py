@@ -6,6 +6,7 @@ renames and archives a chat of its own."""
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 from typing import TYPE_CHECKING
 
 import pytest
@@ -14,6 +15,7 @@ from tests.e2e.conftest import (
     PHONE,
     Server,
     browser_missing_reason,
+    own_context_page,
     screenshot_take,
     topnav_open,
     wait_until,
@@ -32,6 +34,35 @@ pytestmark = [pytest.mark.e2e, pytest.mark.server_shared]
 CUT_OFF = """() => [...document.querySelectorAll('main *')]
   .filter(e => { const r = e.getBoundingClientRect(); return r.width > 0 && r.right > innerWidth + 1; })
   .slice(0, 5).map(e => `${e.tagName}.${e.className} ends at ${Math.round(e.getBoundingClientRect().right)}`)"""
+
+
+@pytest.fixture
+def scriptless_phone(server: Server) -> Iterator[Page]:
+    yield from own_context_page(server, viewport=PHONE, is_mobile=True, has_touch=True,
+                                java_script_enabled=False)
+
+
+def test_a_phone_without_javascript_reaches_the_story_drawer_and_the_menu(
+        scriptless_phone: Page, server: Server) -> None:
+    """☰ Story, ≡ Menu and the language are wired by scripts: without them a phone could open
+    neither the drawer (outline, memory, export) nor the top bar's links, nor switch language."""
+    from playwright.sync_api import expect  # with the browser, not when it is missing
+
+    page = scriptless_phone
+    page.goto(f"{server.url}/instances/inst_001/")
+    assert not page.locator("#outline-card").is_visible()
+    page.get_by_test_id("drawer-link").click()
+    expect(page.locator("#outline-card")).to_be_visible()  # once the drawer has slid in
+    screenshot_take(page, "40_phone_no_script_drawer", full_page=False)
+    page.get_by_test_id("drawer-close-link").click()
+    expect(page.locator("#outline-card")).to_be_hidden()
+    assert page.locator(".topbar nav a", has_text="Library").is_visible()
+    page.select_option("[data-testid=language]", "zh-hans")
+    page.get_by_test_id("language-go").click()
+    expect(page.locator("html")).to_have_attribute("lang", "zh-hans")
+    page.select_option("[data-testid=language]", "en")
+    page.get_by_test_id("language-go").click()
+    expect(page.locator("html")).to_have_attribute("lang", "en")
 
 
 @pytest.mark.parametrize("path", ["/instances/inst_001/history/", "/instances/inst_001/persona/",
