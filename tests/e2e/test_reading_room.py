@@ -221,6 +221,8 @@ def test_a_phones_chat_header_is_one_line_and_its_menu_keeps_the_offline_mark(
     page.context.add_cookies([{"name": "django_language", "value": language, "url": server.url}])
     page.goto(f"{server.url}/instances/inst_001/")
     assert page.get_by_test_id("story-progress").is_visible()
+    # the links that stand for ☰ Story and ✕ Close without a script (a.button showed them)
+    assert page.get_by_test_id("drawer-link").is_hidden()
     for width in (390, 360):
         page.set_viewport_size({"width": width, "height": 844})
         page.wait_for_timeout(50)
@@ -236,6 +238,9 @@ def test_a_phones_chat_header_is_one_line_and_its_menu_keeps_the_offline_mark(
                                 else "历史").is_visible()
         toggle = page.get_by_test_id("drawer-toggle").bounding_box()
         assert toggle["x"] + toggle["width"] <= width, (language, width)
+    page.set_viewport_size({"width": 1366, "height": 768})  # the drawer a side column
+    assert page.get_by_test_id("drawer-close-link").is_hidden()
+    page.set_viewport_size({"width": 360, "height": 844})
     # A long title (a group of three's "林梅 & Bram Holt & Lyra Vance") took a second line
     long_name = "Lin Mei & Bram Holt & Lyra Vance"
     api_call(page, server, "PUT", "/instances/inst_001", {"name": long_name})
