@@ -63,3 +63,14 @@ def test_the_library_groups_a_lorebooks_entry_count(alice_client, alice, store):
     entries = [{"uid": n, "keys": [f"k{n}"], "content": "x"} for n in range(1000)]  # the most a book holds
     lorebook_create(store, owner=alice, data={"name": "Big book", "entries": entries})
     assert "1,000 entries" in _page(alice_client, "/library/", "en")
+
+
+def test_a_chinese_import_report_is_punctuated_in_chinese(alice_client, instance):
+    """Its parts were joined by ", " and ended with "." in both languages: "玩家 42 条，角色 42 条,
+    旁白 0 条, 对模型隐藏 0 条."."""
+    session = alice_client.session
+    session[import_report_key(instance)] = REPORT
+    session.save()
+    page = _page(alice_client, f"/instances/{instance}/", "zh-hans")
+    line = page.split('<details class="import-report"', 1)[1].split("<p>", 1)[1].split("</p>")[0]
+    assert ", " not in line and line.endswith("。"), line  # 25,000: no space after its comma
