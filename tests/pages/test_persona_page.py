@@ -194,3 +194,23 @@ def test_a_chat_pages_back_link_returns_to_the_place_the_player_was_reading(
     player was reading); Persona & memory's, one click further, opened the newest line."""
     body = alice_client.get(f"/instances/{instance}/{page}/").content.decode()
     assert f'href="/instances/{instance}/#reading">← back to the chat' in body
+
+
+@pytest.mark.parametrize(("language", "words"), [
+    ("en", ["from “Update memory”", "saved by hand"]),
+    ("zh-hans", ["来自“更新记忆”", "手动保存"])])
+def test_a_versions_line_says_where_it_came_from_in_words(store, instance, alice_client,
+                                                         language, words):
+    """It showed the record's source as stored: "Version 1 · update_memory · 16:16"."""
+    store.ledger_append(instance, "persona_versions", [
+        {"version": 1, "evolved_persona": "warier", "created_at": "2026-12-03T16:16:00Z",
+         "source": "update_memory"}])
+    persona_set_manual(store, instance_id=instance, text="calmer")
+    alice_client.cookies["django_language"] = language
+    body = alice_client.get(f"/instances/{instance}/persona/").content.decode()
+    lines = [part.split("</summary>")[0] for part in body.split("<summary>")[1:]]
+    versions = [line for line in lines if "<time" in line]
+    assert len(versions) == 2, lines
+    assert not any(word in line for line in versions
+                   for word in ("update_memory", "manual", "imported", " · ?"))
+    assert words[0] in versions[1] and words[1] in versions[0], versions
