@@ -61,3 +61,22 @@ def untranslated_msgids(tmp: Path) -> set[str]:
 def test_every_text_shown_has_a_chinese_entry(tmp_path: Path) -> None:
     missing = untranslated_msgids(tmp_path)
     assert sorted(missing) == []
+
+
+def test_the_prompt_is_named_in_chinese_everywhere() -> None:
+    """"Prompt" is 提示词 on the pages (58 texts); a group's drawer read "每条回复的 Prompt 中的
+    角色卡" beside the prompt inspector's 提示词, and the length limit, the refusals and the
+    left-out cards the same. `promptOnly` (a regex script's field, as SillyTavern spells it)
+    stays."""
+    texts, current = [], None
+    for line in PO.read_text(encoding="utf-8").splitlines():
+        if line.startswith("msgstr"):
+            current = [_unquoted(line)]
+            texts.append(current)
+        elif line.startswith('"') and current is not None:
+            current.append(_unquoted("x " + line))
+        else:
+            current = None
+    english = [text for text in ("".join(parts) for parts in texts)
+               if re.search(r"\bPrompt\b", text)]
+    assert english == []

@@ -188,7 +188,7 @@ def test_over_limit_is_422_in_the_requests_language_and_the_trace_keeps_the_seed
     assert "请执行汇总或调整配置" in trace["refused"]
     chinese = api("post", "/api/v1/chat", {"instance_id": instance, "query": "长" * 12000},
                   HTTP_ACCEPT_LANGUAGE="zh-hans").json()["error"]["message"]
-    assert chinese.startswith("Prompt 超过了上限（")
+    assert chinese.startswith("提示词超过了上限（")
 
 
 def test_no_credentials_is_401_and_a_bad_token_too(client, instance):
