@@ -50,6 +50,7 @@ def test_a_phone_without_javascript_reaches_the_story_drawer_and_the_menu(
 
     page = scriptless_phone
     page.goto(f"{server.url}/instances/inst_001/")
+    assert page.get_by_test_id("needs-script").is_visible()  # why Send stays off
     assert not page.locator("#outline-card").is_visible()
     page.get_by_test_id("drawer-link").click()
     expect(page.locator("#outline-card")).to_be_visible()  # once the drawer has slid in
