@@ -63,20 +63,34 @@ def test_every_text_shown_has_a_chinese_entry(tmp_path: Path) -> None:
     assert sorted(missing) == []
 
 
+def _entries() -> list[tuple[str, str]]:
+    """The .po's (msgid, msgstr) pairs, continuation lines joined."""
+    pairs: list[list[str]] = []
+    field = None
+    for line in PO.read_text(encoding="utf-8").splitlines():
+        if line.startswith("msgid "):
+            pairs.append([_unquoted(line), ""])
+            field = 0
+        elif line.startswith("msgstr "):
+            pairs[-1][1] = _unquoted(line)
+            field = 1
+        elif line.startswith('"') and field is not None:
+            pairs[-1][field] += _unquoted("x " + line)
+        else:
+            field = None
+    return [(msgid, msgstr) for msgid, msgstr in pairs]
+
+
 def test_the_prompt_is_named_in_chinese_everywhere() -> None:
     """"Prompt" is 提示词 on the pages (58 texts); a group's drawer read "每条回复的 Prompt 中的
     角色卡" beside the prompt inspector's 提示词, and the length limit, the refusals and the
     left-out cards the same. `promptOnly` (a regex script's field, as SillyTavern spells it)
     stays."""
-    texts, current = [], None
-    for line in PO.read_text(encoding="utf-8").splitlines():
-        if line.startswith("msgstr"):
-            current = [_unquoted(line)]
-            texts.append(current)
-        elif line.startswith('"') and current is not None:
-            current.append(_unquoted("x " + line))
-        else:
-            current = None
-    english = [text for text in ("".join(parts) for parts in texts)
-               if re.search(r"\bPrompt\b", text)]
-    assert english == []
+    assert [msgstr for _, msgstr in _entries() if re.search(r"\bPrompt\b", msgstr)] == []
+
+
+def test_a_models_tokens_are_token_in_chinese_and_only_api_tokens_are_令牌() -> None:
+    """A model's tokens are "token" on the pages (25 texts: the prompt-size bar, the settings);
+    a message's info said "1,509 个令牌" and "每秒 95.6 个令牌" (令牌: a pass, as an API token)."""
+    assert [msgstr for msgid, msgstr in _entries()
+            if "令牌" in msgstr and not re.search(r"API|hash|Bearer", msgid)] == []
