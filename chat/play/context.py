@@ -34,6 +34,7 @@ from chat.play.macros import (
 from chat.play.memory import recall_shown_as, speaker_id, turn_director, turn_recall
 from chat.play.regex_scripts import turn_regex, user_input_regexed
 from chat.play.story_choice import (
+    chat_reply_shape,
     chat_utility_for,
     prompt_processing_for,
     story_choice_for,
@@ -339,6 +340,7 @@ def context_prepare(store: FileStore, ctx: TurnContext, timings: dict[str, float
         else 0,
         "generation": _stops_filled(generation, inputs.macros),
         **story_context(prompt, inputs.story),
+        **chat_reply_shape(store),
     }
     return Prepared(prompt=prompt, recall=recall, director=director, lore=lore,
                     warnings=_dedupe(warnings), llm_context=llm_context, card=inputs.card)

@@ -17,6 +17,8 @@ from personalab.lib.filestore.store import FileStore
 from personalab.lib.llm import LLMError
 from personalab.lib.llm_text import TextCompletionProvider
 from personalab.lib.story_string import (
+    ContextTemplate,
+    StoryStringError,
     context_stop,
     context_template_file,
     context_template_named,
@@ -59,13 +61,9 @@ def story_choice_for(store: FileStore, *, group: bool = False,
     if not text_completion_on(store):
         return None  # chat completion: the model's own chat template lays the prompt out
     provider = TextCompletionProvider(llm_settings_from_env(store.module_read("llm")))
-    chosen = llm_text_settings_read(store)
-    key = chosen["context_template_effective"]
-    if key.strip().lower() == NO_CONTEXT:
+    template = _template_chosen(store)
+    if template is None:
         return None
-    template = (context_template_read(chosen["context"]) if key == CUSTOM and chosen["context"]
-                else context_template_file(key) if key.lower().endswith(".json")
-                else context_template_named(key))
     try:
         instruct = provider.template()
     except LLMError:
@@ -74,6 +72,31 @@ def story_choice_for(store: FileStore, *, group: bool = False,
                     if member.character_id != speaker_id) if group and state else ()
     return StoryChoice(template=template, wrap=bool(instruct and instruct.wrap),
                        instruct=instruct, group=group, members=members, continuing=continuing)
+
+
+def _template_chosen(store: FileStore) -> ContextTemplate | None:
+    chosen = llm_text_settings_read(store)
+    key = chosen["context_template_effective"]
+    if key.strip().lower() == NO_CONTEXT:
+        return None
+    return (context_template_read(chosen["context"]) if key == CUSTOM and chosen["context"]
+            else context_template_file(key) if key.lower().endswith(".json")
+            else context_template_named(key))
+
+
+def chat_reply_shape(store: FileStore) -> dict[str, Any]:
+    """A Chat Completion reply's post-processing: the chosen context template's "Trim
+    incomplete sentences", which SillyTavern keeps as a global setting that its cleanUpMessage
+    applies whatever the API. Its "single line" is left out: there it only adds "\n" to the
+    stop strings, which Chat Completion does not send (openai.js sends the player's own)."""
+    if text_completion_on(store):
+        return {}  # story_context gives it, with the template that laid the prompt out
+    try:
+        template = _template_chosen(store)
+    except StoryStringError:
+        return {}  # a text-completion turn says what is wrong with it
+    return {"reply_shape": {"trim_sentences": True}} if template and template.trim_sentences \
+        else {}
 
 
 def story_context(prompt: PromptResult, choice: StoryChoice | None) -> dict[str, Any]:

@@ -263,6 +263,22 @@ def test_single_line_and_trim_sentences_shape_the_reply(store, alice, staff, cli
     assert "\n" not in text_api.requests[-1]["stop"]
 
 
+def test_trim_sentences_shapes_a_chat_completion_reply_too(store, alice, staff, client,
+                                                          use_stub, settings):
+    """SillyTavern's "Trim incomplete sentences" is a global setting its cleanUpMessage applies
+    whatever the API; "single line" only adds "\\n" to the stop strings, which its Chat
+    Completion request does not send, so a chat reply keeps its lines."""
+    settings.PERSONALAB_COMPLETION_API = "chat"
+    _choose(client, staff, {"context": {**CONTEXT, "single_line": True,
+                                        "trim_sentences": True}})
+    instance_id = _setup(store, alice)
+    use_stub.script(Reply("She nods.\nThen she turns to", chunk_size=5))
+    assert turn(store, instance_id).answer_text == "She nods."
+    assert "\n" not in (use_stub.requests[-1].get("stop") or [])
+    use_stub.script(Reply("Fine.\nAnd you?\nWell", chunk_size=5))
+    assert turn(store, instance_id, "Well?").answer_text == "Fine.\nAnd you?"
+
+
 def test_group_example_lines_of_every_member_are_their_own_turns(store, alice, staff, client,
                                                                   text_api):
     """In a group, an example dialogue whose lines name another member ("Rook:") splits
