@@ -46,6 +46,7 @@ from personalab.lib.llm import LLMError, Provider
 from personalab.lib.locks import LockUnavailable
 from personalab.lib.reasoning import Reasoning
 from personalab.lib.reply_names import reply_stop_start_cut
+from personalab.lib.reply_stream import ReplyShown
 from personalab.lib.store_errors import InstanceBusy, StoreError
 from personalab.lib.story_string import StoryStringError
 from personalab.lib.uncancelled import run_whole
@@ -339,6 +340,11 @@ async def _stream_reply(store: FileStore, ctx: TurnContext,
     offset = len(writer.content)
 
     unnamed = [shown]  # emptied by the first event
+    # The template may be read from the files: off the event loop.
+    cleaner = ReplyShown(names=await asyncio.to_thread(reply_names, prepared.llm_context,
+                                                       provider),
+                         shape=prepared.llm_context.get("reply_shape"),
+                         continued=bool(ctx.continue_from))
 
     def named(event: dict[str, Any]) -> dict[str, Any]:
         return {**event, **unnamed.pop()} if unnamed else event
@@ -352,6 +358,9 @@ async def _stream_reply(store: FileStore, ctx: TurnContext,
             first_token_ms.append(_ms(started))
         # The character offset lets a follower that joined mid-reply skip what the file gave it.
         event = named({"type": "token", "content": text, "offset": offset})
+        # The reply as the player sees it: its first `shown_at` characters, then `shown`.
+        if (change := cleaner.feed(text)) is not None:
+            event["shown_at"], event["shown"] = change
         offset += len(text)
         await emit(event)
 

@@ -73,6 +73,17 @@ def reply_markdown_fixed(text: str) -> str:
     of `*` / `_` (or `**`, `__`, the first closing one, as its lazy regex finds them) no space
     right inside a mark, so "* smiles *" is "*smiles*". Linear: a mark with no closing one
     after a place is not looked for again."""
+    return _markdown_walk(text)[0]
+
+
+def reply_markdown_open(text: str) -> bool:
+    """Whether a mark of `text` found no closing one (more text may pair it, and change the
+    spaces after it)."""
+    return _markdown_walk(text)[1]
+
+
+def _markdown_walk(text: str) -> tuple[str, bool]:
+    unclosed = False
     out: list[str] = []
     absent: dict[str, int] = {}  # a mark not found from this place on
     index = start = 0
@@ -94,13 +105,14 @@ def reply_markdown_fixed(text: str) -> str:
             found += len(mark)
             break
         if found < 0:
+            unclosed = True
             index += 1
             continue
         out.append(text[start:index])
         out.append(_pair_spaces_removed(text[index:found]))
         index = start = found
     out.append(text[start:])
-    return "".join(out)
+    return "".join(out), unclosed
 
 
 def reply_trimmed(text: str, *, kept: int = 0) -> str:

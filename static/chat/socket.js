@@ -9,7 +9,7 @@ import {
 } from "./messages.js";
 import {budgetShow, latestTraceId, warningAdd} from "./budget.js";
 
-// streaming: {el, raw, thought} of the reply; locked: a summarize / update memory of this tab
+// streaming: {el, raw, shown, thought} of the reply; locked: a summarize / update memory of this tab
 // holds the chat, so the server would refuse a turn (and another memory action) as busy.
 export const turn = {busy: false, streaming: null, locked: false};
 // Per account: staff open other accounts' chats, and a browser may be shared (page.js forgets
@@ -105,7 +105,7 @@ function renderStreaming() {
     renderPending = false;
     if (!turn.streaming) return;
     const follow = nearNewest();
-    renderText(turn.streaming.el, turn.streaming.raw);
+    renderText(turn.streaming.el, turn.streaming.shown ?? turn.streaming.raw);
     if (follow) scrollToNewest();
   });
 }
@@ -117,7 +117,9 @@ function followStream(event) {
   const el = line ? line.querySelector(".text") : addMessage("assistant", "", "…");
   const fold = el.parentElement.querySelector("[data-testid=reasoning-live] .md");
   speakerShow(el, event);
-  turn.streaming = {el, raw: event.content, thought: fold || undefined};
+  // joined mid-reply: the text as written until the reply ends (the cleaned text so far is
+  // not sent, only what changed in it)
+  turn.streaming = {el, raw: event.content, shown: null, thought: fold || undefined};
   if (event.reasoning) {
     if (fold) fold.textContent = event.reasoning; else showReasoning(event.reasoning);
   }
@@ -159,6 +161,13 @@ function onEvent(event) {
     if (!turn.streaming) turn.streaming = {el: addMessage("assistant", "", "…"), raw: ""};
     speakerShow(turn.streaming.el, event);  // named by the reply's first token
     turn.streaming.raw += event.content;
+    // the reply as cleaned so far (names, stop strings, markers): its first shown_at
+    // characters, then shown
+    const streaming = turn.streaming;
+    if (streaming.shown === undefined) streaming.shown = "";
+    if (streaming.shown !== null && event.shown_at !== undefined) {
+      streaming.shown = streaming.shown.slice(0, event.shown_at) + event.shown;
+    }
     renderStreaming();
   } else if (event.type === "warning") {
     warningAdd(event);

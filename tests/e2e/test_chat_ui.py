@@ -107,9 +107,12 @@ def test_markdown_renders_and_a_reply_can_never_run_script(page: Page, server: S
     reply = ('*She lifts the lamp.* **Listen.**\n\n> "The sea remembers."\n\n- rope\n- oil\n\n'
              '`knot` <script>window.__pwned = 1</script><img src=x onerror="window.__pwned = 2">'
              ' [PROGRESS:1:in_progress]')
-    server.stub.script(Reply(reply, chunk_size=5, delay=0.01))
+    # The model opens with the character's name: never shown, even while it streams.
+    server.stub.script(Reply(f"Alserqi: {reply}", chunk_size=5, delay=0.01))
     message_send(page, "What do you *see*? <b>bold?</b>")
-    page.wait_for_selector("#messages .msg.pending .md em")  # Markdown while it streams
+    # Markdown while it streams
+    page.wait_for_selector("#messages .msg.assistant.pending .md em")
+    assert "Alserqi:" not in page.locator("#messages .msg.assistant.pending .md").inner_text()
     turn_wait_done(page)
     last = page.locator("[data-testid=message][data-role=assistant]").last
     assert last.locator("em", has_text="She lifts the lamp.").count() == 1

@@ -1,0 +1,76 @@
+"""The streaming reply as the player sees it (personalab/lib/reply_stream.py): after every
+piece, the text the deltas build is the text so far cleaned whole, as SillyTavern's
+onProgressStreaming shows it, however the reply is cut into pieces."""
+
+from __future__ import annotations
+
+import random
+
+import pytest
+
+from chat.play.reply_clean import reply_stops, reply_tidied
+from personalab.lib.instruct import instruct_template_named
+from personalab.lib.reply_names import reply_stop_start_cut
+from personalab.lib.reply_stream import TAIL_MAX, ReplyShown
+
+CHAT = {"user_name": "Ann", "char_name": "Mira", "others": ["Rook"], "impersonate": False,
+        "markers": None, "stops": ["\nAnn:", "\nRook:"]}
+CHATML = instruct_template_named("chatml")
+TEXT = {**CHAT, "markers": CHATML, "stops": reply_stops(
+    {"user_name": "Ann", "character_name": "Mira", "member_names": ["Rook"]}, CHATML)}
+REPLIES = [
+    "Mira: * smiles *  Hello there.  \nShe waits. * nods * and\n\nAnn: bye",
+    "  Hello  *a  \n b*  c\nMira: yes<|im_start|>assistant\nsure\nRook: no",
+    "Ann: I answer for her.",
+    "word " * 300 + "*x* done\nAn",
+    "lone * star " + "la " * 400 + "* end<|im_e",
+    "Fine.<|im_end|>\n<|im_start|>user\nAnn: more",
+]
+
+
+def _whole(raw: str, names: dict, shape: dict | None) -> str:
+    """The text so far cleaned whole, as the finished reply is but for its sentence trim."""
+    shown = {key: on for key, on in (shape or {}).items() if key != "trim_sentences"}
+    return reply_tidied(reply_stop_start_cut(raw, names["stops"]), names=names,
+                        shape=shown or None)
+
+
+@pytest.mark.parametrize("names", [CHAT, TEXT], ids=["chat", "text"])
+@pytest.mark.parametrize("shape", [None, {"single_line": True, "trim_sentences": True}])
+def test_every_piece_shows_the_text_so_far_cleaned_whole(names, shape):
+    pick = random.Random(7)
+    for reply in REPLIES:
+        for _ in range(4):
+            cleaner, shown, end = ReplyShown(names=names, shape=shape), "", 0
+            while end < len(reply):
+                size = pick.randint(1, 9)
+                change = cleaner.feed(reply[end:end + size])
+                end += size
+                if change is not None:
+                    shown = shown[:change[0]] + change[1]
+                assert shown == cleaner.text() == _whole(reply[:end], names, shape), reply[:end]
+
+
+def test_a_long_reply_is_not_cleaned_whole_at_each_piece():
+    cleaner = ReplyShown(names=TEXT, shape=None)
+    reply = "She walks *slowly* to the door, thinking. " * 300
+    for start in range(0, len(reply), 4):
+        cleaner.feed(reply[start:start + 4])
+        assert len(cleaner.tail) <= 2 * cleaner.lag  # what is cleaned again per piece
+    assert cleaner.text() == _whole(reply, TEXT, None)
+
+
+def test_a_lone_mark_settles_once_the_tail_is_long():
+    # A `*` nothing closes would keep the whole reply unsettled: past TAIL_MAX it settles.
+    cleaner = ReplyShown(names=CHAT, shape=None)
+    reply = "A lone * here. " + "More words. " * 1000
+    for start in range(0, len(reply), 5):
+        cleaner.feed(reply[start:start + 5])
+    assert len(cleaner.tail) <= TAIL_MAX + 5
+    assert cleaner.text() == _whole(reply, CHAT, None)
+
+
+def test_a_continued_reply_keeps_its_start():
+    cleaner = ReplyShown(names=CHAT, shape=None, continued=True)
+    assert cleaner.feed(" and then") == (0, " and then")
+    assert cleaner.feed(" left.\nAnn: wait") == (9, " left.")
