@@ -201,14 +201,15 @@ def _kept_write(source: Any, kept_key: str, held: _Held) -> _Held:
 def group_before_for_speaker(store: FileStore, *, state: dict[str, Any],
                              character: dict[str, Any], speaker_id: str,
                              persona: dict[str, Any], source: Any,
-                             before: LinesBefore) -> GroupBefore | None:
+                             before: LinesBefore, every_named: bool = False
+                             ) -> GroupBefore | None:
     """group_lines_before for `speaker_id` (playing `character`) in the group chat of
     `state`, its lines shown as chat/play/context.py's prompt shows them to that speaker; the
     other unmuted members' tallies made in the same pass when it starts far back."""
     unnamed_by, unnamed = unnamed_lines_by(state), unnamed_name(store, state)
     view = functools.partial(_speaker_view, store, state=state, persona=persona,
                              unnamed_by=unnamed_by, unnamed=unnamed)
-    own = view(character=character, speaker_id=speaker_id)
+    own = view(character=character, speaker_id=speaker_id, every_named=every_named)
 
     def others() -> list[SpeakerView]:
         # Each as its own turn's context reads it (chat/play/context.py). One withheld raises
@@ -226,7 +227,7 @@ def group_before_for_speaker(store: FileStore, *, state: dict[str, Any],
 
 def _speaker_view(store: FileStore, *, state: dict[str, Any], character: dict[str, Any],
                   speaker_id: str, persona: dict[str, Any], unnamed_by: str | None,
-                  unnamed: str) -> SpeakerView:
+                  unnamed: str, every_named: bool = False) -> SpeakerView:
     speaker_name = character.get("name") or ""
 
     def shown(lines: list[dict[str, Any]]) -> list[dict[str, Any]]:
@@ -234,9 +235,11 @@ def _speaker_view(store: FileStore, *, state: dict[str, Any], character: dict[st
             lines_with_own_macros(store, state=state, lines=lines, character=character,
                                   speaker_id=speaker_id, persona=persona),
             speaker_id=speaker_id, player_name=persona["name"], speaker_name=speaker_name,
-            unnamed_by=unnamed_by, unnamed_name=unnamed)
+            unnamed_by=unnamed_by, unnamed_name=unnamed, every_named=every_named)
 
-    return SpeakerView(shown, (speaker_id, speaker_name, persona["name"], unnamed_by, unnamed))
+    # An impersonation's view (every line named) weighs apart; a turn's key is as before.
+    return SpeakerView(shown, (speaker_id, speaker_name, persona["name"], unnamed_by, unnamed,
+                               *(("every_named",) if every_named else ())))
 
 
 def _weighed(lines: list[dict[str, Any]], counted: dict[str, int] | None = None) -> int:

@@ -38,16 +38,24 @@ def unnamed_lines_by(instance_state: dict[str, Any]) -> str | None:
 
 def lines_for_speaker(lines: list[dict[str, Any]], *, speaker_id: str, player_name: str,
                       speaker_name: str = "", unnamed_by: str | None = None,
-                      unnamed_name: str = "") -> list[dict[str, Any]]:
+                      unnamed_name: str = "", every_named: bool = False
+                      ) -> list[dict[str, Any]]:
+    """`every_named`: an impersonation, which nobody of the group speaks: every member's
+    line stays the characters' own turn, named ("Rook: …"), as SillyTavern sends a group's
+    history (openai.js setOpenAIMessages; text completion's output sequence)."""
     shown = []
     for line in lines:
         if line.get("role") == "user":
             name = line.get("name") or player_name  # the persona it was said under
             shown.append(_named(line, f"{name}: ", role="user"))
-        elif said_by_another(line, speaker_id=speaker_id, speaker_name=speaker_name,
-                             unnamed_by=unnamed_by):
+            continue
+        another = said_by_another(line, speaker_id=speaker_id, speaker_name=speaker_name,
+                                  unnamed_by=unnamed_by)
+        if another:
             name = line.get("name") or line.get("speaker") or unnamed_name or unnamed_by
-            shown.append(_named(line, f"{name}: ", role="user"))
+            shown.append(_named(line, f"{name}: ", role="assistant" if every_named else "user"))
+        elif every_named and line.get("role") == "assistant":
+            shown.append(_named(line, f"{line.get('name') or speaker_name}: ", role="assistant"))
         else:
             shown.append(line)
     return shown

@@ -259,7 +259,8 @@ def _group_before_weighed(store: FileStore, ctx: TurnContext) -> None:
         speaker_id=ctx.speaker.character_id, source=ctx.before_source,
         before=ctx.lines_before, persona=persona_effective(
             store, owner=ctx.instance_state.get("owner"),
-            persona_id=ctx.instance_state.get("persona_id")))
+            persona_id=ctx.instance_state.get("persona_id")),
+        every_named=ctx.speaker.reason == "impersonate")
     if weighed is None:
         _session_whole(store, ctx)
     else:
@@ -465,7 +466,8 @@ def _prompt_lines(ctx: TurnContext, *, player_name: str | None = None,
                                  player_name=player_name,
                                  speaker_name=ctx.character.get("name") or "",
                                  unnamed_by=unnamed_lines_by(ctx.instance_state),
-                                 unnamed_name=unnamed_name)
+                                 unnamed_name=unnamed_name,
+                                 every_named=ctx.speaker.reason == "impersonate")
     # The pipeline keeps only messages and summaries itself, walking from the newest back.
     if ctx.continue_from:
         # The reply being continued is the speaker's own (in a group, read as another

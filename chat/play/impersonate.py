@@ -92,7 +92,8 @@ def impersonate_plan(store: FileStore, *, instance_id: str) -> ImpersonatePlan:
     """The turn's prompt for the lines already there, plus the instruction (files, recall and
     DB: run it off the event loop, holding the instance lock)."""
     state = store.instance_state_read(instance_id)
-    # In a group the scene is shown as the first member hears it: everyone named.
+    # In a group every member's line is a character's turn, named (chat/groups/prompt.py
+    # lines_for_speaker's every_named); the first member's card is the one the prompt holds.
     speaker = (Pick(character_id=str(state.get("character_id") or ""), reason="impersonate")
                if is_group(state) else None)
     try:

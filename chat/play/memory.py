@@ -72,7 +72,8 @@ def recall_shown_as(store: FileStore, ctx: TurnContext, *, player_name: str) -> 
                                  player_name=player_name,
                                  speaker_name=ctx.character.get("name") or "",
                                  unnamed_by=unnamed_lines_by(ctx.instance_state),
-                                 unnamed_name=unnamed)[0]["content"]
+                                 unnamed_name=unnamed,
+                                 every_named=ctx.speaker.reason == "impersonate")[0]["content"]
 
     return shown_as
 

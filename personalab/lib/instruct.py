@@ -165,6 +165,7 @@ class _Names:
     user: str
     char: str
     group: bool
+    lines_named: bool = False  # a group's impersonation: each member's line says its name
 
 
 def instruct_prompt(messages: list[dict[str, Any]], *, template: InstructTemplate,
@@ -181,7 +182,8 @@ def instruct_prompt(messages: list[dict[str, Any]], *, template: InstructTemplat
     its own markers (SillyTavern's layout): put in as it is, not wrapped. `chat_start`: the
     oldest message is the chat's first; SillyTavern gives the first sequences to the chat's
     first message (`coreChat[0]`), so a window that left it out gives them to no message."""
-    names = _Names(user=user_name or "User", char=char_name or "Assistant", group=group)
+    names = _Names(user=user_name or "User", char=char_name or "Assistant", group=group,
+                   lines_named=group and ending == "user")
     head = 0
     # A context template's story string is the one opening message; a system note woven in
     # right after it (a depth the chat is too short for) is a turn of its own, as SillyTavern's.
@@ -283,7 +285,7 @@ def _turn(template: InstructTemplate, message: dict[str, Any], names: _Names,
 
 
 def _names_on(template: InstructTemplate, names: _Names, role: str) -> bool:
-    if names.group and role == "user":
+    if names.group and (role == "user" or names.lines_named):
         return False  # a group prompt's user lines already say who speaks (the player, others)
     if template.names_behavior == "always":
         return True

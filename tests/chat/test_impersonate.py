@@ -201,6 +201,12 @@ def test_in_a_group_the_player_speaks_to_the_named_scene(alice_client, store, gr
     assert sent[-1]["role"] == "system"
     said = json.dumps(sent, ensure_ascii=False)
     assert "Brenna: 我修引擎。" in said and "User: 分头行动。" in said  # the scene, everyone named
+    # Nobody of the group speaks: every member's line is a character's turn, named, as
+    # SillyTavern sends a group's history (not the first member's own, the others' as the
+    # player's turns).
+    roles = {m["content"]: m["role"] for m in sent if m["role"] != "system"}
+    assert roles == {"Brenna: ……嗯。": "assistant", "User: 分头行动。": "user",
+                     "Alserqi: 我去找车。": "assistant", "Brenna: 我修引擎。": "assistant"}
     assert _session_digest(store, group) == before
 
 

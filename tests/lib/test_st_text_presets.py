@@ -246,3 +246,7 @@ def test_a_groups_impersonation_ends_on_the_players_name(store, alice, staff, cl
                            content_type="application/json")
     assert response.json()["answer_text"] == "I nod."
     assert text_api.requests[-1]["prompt"].endswith("<|im_start|>user\nAnn:")
+    # Every member's line is a character's turn with its own name, as SillyTavern's
+    # formatMessageHistoryItem gives a group's lines (the output sequence, named).
+    assert ("<|im_start|>assistant\nMira: I am Mira.<|im_end|>\n"
+            "<|im_start|>assistant\nRook: I am Rook.<|im_end|>") in text_api.requests[-1]["prompt"]
