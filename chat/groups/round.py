@@ -23,6 +23,7 @@ from personalab.lib.letter_colours import letter_class
 from personalab.lib.line_macros import macros_in
 from personalab.lib.llm import Provider
 from personalab.lib.membership import member_change_recover
+from personalab.lib.uncancelled import thread_whole
 
 
 @dataclass
@@ -72,7 +73,7 @@ async def conversation_turn(store: FileStore, *, instance_id: str, user_text: st
         user_text = turn.validate_user_text(user_text)
     stop = stop or asyncio.Event()
     with turn.instance_locked(store, instance_id):
-        ready = await asyncio.to_thread(_turn_begin, store, instance_id=instance_id,
+        ready = await thread_whole(_turn_begin, store, instance_id=instance_id,
                                         user_text=user_text, speaker=speaker, provider=provider)
         if ready is not None:
             results = [await turn.turn_locked(
@@ -106,11 +107,11 @@ def _turn_begin(store: FileStore, *, instance_id: str, user_text: str | None,
 async def _round_locked(store: FileStore, *, instance_id: str, user_text: str | None,
                         emit: Emit, stop: asyncio.Event, provider: Provider | None,
                         speaker: str | None) -> list[TurnResult]:
-    plan = await asyncio.to_thread(round_plan, store, instance_id=instance_id,
+    plan = await thread_whole(round_plan, store, instance_id=instance_id,
                                    user_text=user_text, speaker=speaker)
     if not plan.picks:
         if user_text is not None:
-            await asyncio.to_thread(_user_line_append, store, instance_id, user_text)
+            await thread_whole(_user_line_append, store, instance_id, user_text)
         return []
     names = {m.character_id: m.name for m in plan.members}
     results: list[TurnResult] = []
@@ -118,7 +119,7 @@ async def _round_locked(store: FileStore, *, instance_id: str, user_text: str | 
         if stop.is_set():
             break
         # The picture too: the member's bubble opens named and pictured, before any token.
-        avatar = await asyncio.to_thread(character_avatar_url, store, pick.character_id)
+        avatar = await thread_whole(character_avatar_url, store, pick.character_id)
         name = names.get(pick.character_id, pick.character_id)
         await emit({"type": "speaker", "speaker": pick.character_id, "name": name,
                     "avatar": avatar, "letter": letter_class(name), "reason": pick.reason})
@@ -141,7 +142,7 @@ async def _round_locked(store: FileStore, *, instance_id: str, user_text: str | 
     if stop.is_set() and unanswered:
         # Stopped, or the page closed or reloaded (a phone locking its screen): the page says
         # who never answered until the next round starts.
-        await asyncio.to_thread(_round_cut_note, store, instance_id, unanswered)
+        await thread_whole(_round_cut_note, store, instance_id, unanswered)
         if results:  # the page that stopped it says so at once, as a reload does
             results[-1].unanswered = unanswered
     return results

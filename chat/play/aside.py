@@ -39,6 +39,7 @@ from personalab.lib.participants import member_ids, member_state_read
 from personalab.lib.prompt_language import locale_for_character
 from personalab.lib.reasoning import Reasoning
 from personalab.lib.store_errors import StoreError
+from personalab.lib.uncancelled import thread_whole
 
 ASIDES_FILE = "asides.jsonl"
 RECENT_LINES = 6  # seed 003 §15.2 RecentHistoryMaxEntries
@@ -117,9 +118,9 @@ async def aside_run(store: FileStore, *, instance_id: str, speaker: Any, content
 async def _aside_answered(store: FileStore, *, instance_id: str, speaker: Any, text: str,
                           emit: Emit, provider: Provider | None,
                           stop: asyncio.Event | None) -> AsideResult:
-    plan = await asyncio.to_thread(aside_plan, store, instance_id=instance_id, speaker=speaker,
+    plan = await thread_whole(aside_plan, store, instance_id=instance_id, speaker=speaker,
                                    text=text)
-    provider = provider or await asyncio.to_thread(turn_context.provider_current, store)
+    provider = provider or await thread_whole(turn_context.provider_current, store)
     pieces: list[str] = []
 
     async def pump() -> None:
@@ -133,7 +134,7 @@ async def _aside_answered(store: FileStore, *, instance_id: str, speaker: Any, t
 
     error, stopped = await until_stopped(pump(), stop or asyncio.Event())
     answer = "".join(pieces)
-    kept = not error and await asyncio.to_thread(_kept, store, instance_id, plan, text, answer,
+    kept = not error and await thread_whole(_kept, store, instance_id, plan, text, answer,
                                                  stopped)
     return AsideResult(speaker=plan.character_id, name=plan.name, answer_text=answer,
                        kept=kept, error=error, stopped=stopped)

@@ -41,6 +41,7 @@ from personalab.lib.macros import macros_replace
 from personalab.lib.prompt_language import locale_for_character
 from personalab.lib.reasoning import Reasoning
 from personalab.lib.store_errors import StoreError
+from personalab.lib.uncancelled import thread_whole
 
 PROMPT_SETTING = "impersonation_prompt"  # in modules/prompt.json; "" = the template's default
 PROMPT_MAX_CHARS = 4000
@@ -135,10 +136,10 @@ async def impersonate_run(store: FileStore, *, instance_id: str, emit: Emit,
     streams; a failing LLM ends in a result with `error`; `stop` ends it early, keeping what
     came."""
     with instance_locked(store, instance_id):
-        plan = await asyncio.to_thread(impersonate_plan, store, instance_id=instance_id)
-        provider = provider or await asyncio.to_thread(turn_context.provider_current, store)
+        plan = await thread_whole(impersonate_plan, store, instance_id=instance_id)
+        provider = provider or await thread_whole(turn_context.provider_current, store)
         # The template may be read from the files: off the event loop.
-        names = await asyncio.to_thread(reply_names, plan.llm_context, provider,
+        names = await thread_whole(reply_names, plan.llm_context, provider,
                                         impersonate=True)
         shape = plan.llm_context.get("reply_shape")
         pieces: list[str] = []
@@ -172,7 +173,7 @@ async def impersonate_run(store: FileStore, *, instance_id: str, emit: Emit,
                     came = "".join(fresh)
                     fresh.clear()
                     if came:
-                        text = await asyncio.to_thread(
+                        text = await thread_whole(
                             suggestion_cleaned, "".join(pieces), names=names, run=plan.regex,
                             shape=shape, final=False)
                         await emit({"type": "impersonate_token", "content": came, "text": text})
@@ -188,9 +189,9 @@ async def impersonate_run(store: FileStore, *, instance_id: str, emit: Emit,
         text = "".join(pieces)
         if error:
             if plan.regex and text:
-                text = await asyncio.to_thread(plan.regex.text, text, USER_INPUT)
+                text = await thread_whole(plan.regex.text, text, USER_INPUT)
         else:
-            text = await asyncio.to_thread(suggestion_cleaned, text, names=names,
+            text = await thread_whole(suggestion_cleaned, text, names=names,
                                            run=plan.regex, shape=shape, final=not stopped)
     return ImpersonateResult(text=text, error=error, stopped=stopped,
                              truncated=bool(flags.get("truncated")))

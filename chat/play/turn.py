@@ -49,7 +49,7 @@ from personalab.lib.reply_names import reply_stop_start_cut
 from personalab.lib.reply_stream import ReplyShown
 from personalab.lib.store_errors import InstanceBusy, StoreError
 from personalab.lib.story_string import StoryStringError
-from personalab.lib.uncancelled import run_whole
+from personalab.lib.uncancelled import run_whole, thread_whole
 
 log = logging.getLogger(__name__)
 
@@ -210,7 +210,7 @@ async def turn_locked(store: FileStore, *, instance_id: str, user_text: str, emi
     if ready is None:
         # One hop to a worker thread for everything before the request: each hop is a thread
         # wake-up, and under load a wake-up can cost more than the work.
-        ready = await asyncio.to_thread(
+        ready = await thread_whole(
             turn_ready, store, instance_id=instance_id, user_text=user_text,
             regenerate=regenerate, continue_reply=continue_reply, speaker=speaker,
             trigger=trigger, provider=provider)
@@ -240,7 +240,7 @@ async def turn_locked(store: FileStore, *, instance_id: str, user_text: str, emi
     for _ in range(RETRIES):
         if flags.get("overflow") is None or stop.is_set():
             break
-        again = await asyncio.to_thread(_prepared_smaller, store, ctx, prepared, flags, timings)
+        again = await thread_whole(_prepared_smaller, store, ctx, prepared, flags, timings)
         if again is None:
             break
         prepared = again

@@ -4,8 +4,8 @@ reply's line, a memory action's writes. The caller releases the instance lock on
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Awaitable
-from typing import TypeVar
+from collections.abc import Awaitable, Callable
+from typing import Any, TypeVar
 
 T = TypeVar("T")
 
@@ -23,3 +23,12 @@ async def run_whole(work: Awaitable[T]) -> T:
     if cancelled:
         raise asyncio.CancelledError
     return task.result()
+
+
+async def thread_whole(work: Callable[..., T], *args: Any, **kwargs: Any) -> T:
+    """`work(*args, **kwargs)` on a thread, awaited to its end though the request is cancelled
+    meanwhile (the cancellation is raised after). A thread cannot be stopped: awaited plainly,
+    a cancelled turn left the chat's lock and the account's count of replies at once
+    (chat/play/account_turns.py) while its preparation ran on, writing the player's line
+    (ninth red-team pass)."""
+    return await run_whole(asyncio.to_thread(work, *args, **kwargs))

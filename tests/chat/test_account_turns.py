@@ -7,15 +7,20 @@ account)."""
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
+import threading
 from collections import Counter
 
 import pytest
 from django.utils import translation
 
+from chat.groups.round import conversation_turn
 from chat.live.refusal_words import refusal_said
-from chat.play import account_turns
+from chat.play import account_turns, turn
 from chat.play.account_turns import account_turn_held
 from chat.services.instances import instance_create
+from personalab.lib.store_errors import InstanceBusy
 
 pytestmark = pytest.mark.django_db(transaction=True)  # turns write the index from threads
 
@@ -114,3 +119,53 @@ def test_the_memory_pages_action_says_the_refusal_beside_it(settings, store, ali
         page = alice_client.post(f"/instances/{hers[1]}/memory/summarize")
     assert page.status_code == 200
     assert "PERSONALAB_TURNS_PER_ACCOUNT" in page.content.decode()
+
+
+def test_a_turn_cancelled_while_it_prepares_holds_its_chat_and_count_until_it_ends(
+        settings, store, alice, bob, character, monkeypatch):
+    """Django cancels a request whose client left (a REST turn without `stream`); the thread
+    preparing it cannot be stopped and writes the player's line. Before the ninth red-team pass
+    the chat's lock and the account's count were given back at once: bob's turns, each left
+    at once, ran their preparations unbounded, and a second turn of the chat could start
+    beside the first."""
+    settings.PERSONALAB_TURNS_PER_ACCOUNT = 1
+    hers = instance_create(store, owner=alice, character_id=character)
+    his = instance_create(store, owner=bob, character_id=character)
+    entered, go = threading.Event(), threading.Event()
+    prepare = turn.turn_ready
+
+    def held_up(*args, **kwargs):
+        entered.set()
+        go.wait(10)
+        return prepare(*args, **kwargs)
+
+    monkeypatch.setattr(turn, "turn_ready", held_up)
+
+    async def left(event: dict) -> None:
+        pass
+
+    async def main() -> tuple[dict, bool]:
+        with account_turn_held(store, his):  # bob plays: the bound holds
+            task = asyncio.create_task(conversation_turn(store, instance_id=hers,
+                                                         user_text="你好", emit=left))
+            while not entered.is_set():
+                await asyncio.sleep(0.01)
+            task.cancel()  # alice's client is gone
+            await asyncio.sleep(0.05)
+            running = dict(account_turns._running)
+            lock = store.instance_lock(hers)
+            try:
+                lock.acquire()
+            except InstanceBusy:
+                free = False
+            else:
+                free = True
+                lock.release()
+            go.set()
+            with contextlib.suppress(asyncio.CancelledError):
+                await asyncio.wait_for(task, 10)
+        return running, free
+
+    running, free = asyncio.run(main())
+    assert running.get("alice") == 1 and not free
+    assert account_turns._running["alice"] == 0  # given back once the preparation ended
