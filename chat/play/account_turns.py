@@ -7,11 +7,14 @@ preparation, recall and settling share the process's threads and CPU; eighth red
 The bound holds while another account plays (a reply of theirs running, or one ended within
 SHARED_SECONDS): one more is then refused at once, before anything is written. An account alone
 on the server is not held to it, so a load run of many players under one account, or a writer
-batch-playing their own chats at night, uses the whole server as before."""
+batch-playing their own chats at night, uses the whole server as before. With REDIS_URL the
+count is every process's (chat/play/account_turns_shared.py); when Redis cannot be reached it
+falls back to this process's own."""
 
 from __future__ import annotations
 
 import contextlib
+import logging
 import threading
 import time
 from collections import Counter
@@ -19,8 +22,11 @@ from collections.abc import Iterator
 
 from django.conf import settings
 
+from chat.play.account_turns_shared import shared_turns
 from personalab.lib.errors import AppError
 from personalab.lib.filestore.store import FileStore
+
+log = logging.getLogger(__name__)
 
 SHARED_SECONDS = 60.0
 
@@ -55,6 +61,14 @@ def account_turn_held(store: FileStore, instance_id: str) -> Iterator[None]:
     if not owner:
         yield
         return
+    url = getattr(settings, "REDIS_URL", "")
+    member = _shared_taken(url, owner, limit) if url else None
+    if member is not None:
+        try:
+            yield
+        finally:
+            shared_turns(url).give(member)
+        return
     with _lock:
         now = time.monotonic()
         _quiet_forgotten(now)
@@ -70,6 +84,21 @@ def account_turn_held(store: FileStore, instance_id: str) -> Iterator[None]:
             if _running[owner] <= 0:
                 del _running[owner]
             _last_active[owner] = time.monotonic()
+
+
+def _shared_taken(url: str, owner: str, limit: int) -> str | None:
+    """A reply held in Redis, None when Redis cannot be reached (the count is then this
+    process's); raises AccountTurnsBusy."""
+    import redis  # the redis extra, installed where REDIS_URL is set
+
+    try:
+        member = shared_turns(url).take(owner, limit=limit, shared_seconds=SHARED_SECONDS)
+    except redis.RedisError as exc:
+        log.warning("replies at once counted in this process only: Redis: %s", exc)
+        return None
+    if member is None:
+        raise AccountTurnsBusy(limit)
+    return member
 
 
 def _quiet_forgotten(now: float) -> None:

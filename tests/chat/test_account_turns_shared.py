@@ -1,0 +1,70 @@
+"""With REDIS_URL (several server processes, docs/deploy.md) an account's replies at once are
+counted across processes: counted in each process alone, bob's flood went on in every other
+one (ninth red-team pass). Another process is a second client of the same redis-server here."""
+
+from __future__ import annotations
+
+from collections import Counter
+
+import pytest
+import redis
+
+from chat.play import account_turns
+from chat.play.account_turns import AccountTurnsBusy, account_turn_held
+from chat.play.account_turns_shared import RUNNING, SharedTurns
+from chat.services.instances import instance_create
+from tests.redis_server import redis_server, redis_url  # noqa: F401 — fixtures
+
+pytestmark = pytest.mark.django_db(transaction=True)  # turns write the index from threads
+
+
+def test_replies_held_in_another_process_count_and_a_dead_ones_run_out(
+        settings, store, alice, character, as_alice, redis_url):  # noqa: F811
+    settings.REDIS_URL = redis_url
+    settings.PERSONALAB_TURNS_PER_ACCOUNT = 1
+    hers = instance_create(store, owner=alice, character_id=character)
+    client = redis.Redis.from_url(redis_url)
+    elsewhere = SharedTurns(client)
+    assert elsewhere.take("bob", limit=1, shared_seconds=60) is not None  # bob plays there
+    held = elsewhere.take("alice", limit=1, shared_seconds=60)
+    turn = {"instance_id": hers, "query": "你好"}
+    answer = as_alice("post", "/api/v1/chat", turn)
+    assert answer.status_code == 429, answer.content
+    assert answer.json()["error"]["code"] == "account_turns"
+    elsewhere.give(held)
+    assert as_alice("post", "/api/v1/chat", turn).status_code == 200
+    assert client.zcard(RUNNING + "alice") == 0  # this process gave its own back
+
+    held = elsewhere.take("alice", limit=1, shared_seconds=60)
+    assert as_alice("post", "/api/v1/chat", turn).status_code == 429
+    client.zadd(RUNNING + "alice", {held: 0})  # that process died: its lease ran out
+    assert as_alice("post", "/api/v1/chat", turn).status_code == 200
+
+
+def test_a_renewed_reply_outlives_its_first_lease(redis_url):  # noqa: F811
+    client = redis.Redis.from_url(redis_url)
+    there, elsewhere = SharedTurns(client), SharedTurns(client)
+    held = there.take("bob", limit=1, shared_seconds=60)
+    client.zadd(RUNNING + "bob", {held: 1})  # as if its lease were about to end
+    there.renew()
+    assert client.zscore(RUNNING + "bob", held) > 1
+    assert elsewhere.take("alice", limit=1, shared_seconds=60) is not None
+    assert elsewhere.take("bob", limit=1, shared_seconds=60) is None
+
+
+def test_redis_gone_the_count_is_this_processs(settings, store, alice, bob, character,
+                                                redis_server, monkeypatch):  # noqa: F811
+    """The chat's lock is refused first then (503), but an aside takes no lock."""
+    settings.REDIS_URL = redis_server.url
+    settings.PERSONALAB_TURNS_PER_ACCOUNT = 1
+    monkeypatch.setattr(account_turns, "_running", Counter())
+    monkeypatch.setattr(account_turns, "_last_active", {})
+    hers = [instance_create(store, owner=alice, character_id=character) for _ in range(2)]
+    his = instance_create(store, owner=bob, character_id=character)
+    redis_server.stop()
+    with account_turn_held(store, hers[0]), account_turn_held(store, hers[1]):
+        pass  # alone: not held
+    with account_turn_held(store, his), account_turn_held(store, hers[0]):
+        with pytest.raises(AccountTurnsBusy):
+            with account_turn_held(store, hers[1]):
+                pass
