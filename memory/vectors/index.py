@@ -24,7 +24,7 @@ from memory.keyword_index.docs import keyword_documents
 from memory.keyword_index.store import Key, KeywordStore
 from memory.keyword_index.tokens import turn_text
 from memory.vectors.id_reads import ids_get
-from memory.vectors.store_check import CollectionDamaged, collection_problem
+from memory.vectors.store_check import CollectionsRead
 from memory.vectors.turn_docs import turn_doc_id, turn_is_indexable, turns_indexable
 from memory.vectors.where import where_checkable, where_instances, where_matches, where_normalize
 from personalab.lib.embedding.embeddings import (
@@ -129,8 +129,7 @@ class MemoryIndex:
         self._second_embed = (second if callable(second) else second_embed) if wanted else None
         self._client: Any = None
         self._collections: dict[str, Any] = {}
-        self._checked: set[str] = set()  # collections whose files were read before first use
-        self._damaged: dict[str, str] = {}
+        self._read = CollectionsRead(self.chroma_path)  # files read before first use
         self._lock = threading.Lock()
         # Beside the Chroma folder, in the data folder every worker shares (also when Chroma
         # is a server).
@@ -187,29 +186,17 @@ class MemoryIndex:
             if not collection_gone(exc):
                 raise
         self._collections.pop(name, None)
-        self._checked.discard(name)  # the new collection's files: another process wrote them
+        self._read.forget(name)  # the new collection's files: another process wrote them
         self._files_checked(name)
         return getattr(self.collection(name), method)(**kwargs)
 
     def _files_checked(self, name: str) -> None:
         """Before this process's first use of an embedded collection, which loads its segment
-        from disk: its files read (memory.vectors.store_check.collection_problem, tens of ms
-        at 20,000 lines, once). A damaged one raises CollectionDamaged here and at every later
-        use (the turn goes on without recall, with the reason) instead of killing the server."""
-        if self.chroma_url or name in self._checked:
-            return
-        problem = self._damaged.get(name)
-        if problem is None:
-            problem = collection_problem(chroma_path=self.chroma_path, name=name)
-            if problem:
-                self._damaged[name] = problem
-                log.error("memory collection %s is damaged (%s): recall goes on without it "
-                          "until the server is started again, which sets it aside and fills it "
-                          "in again from the files", name, problem)
-        if problem:
-            raise CollectionDamaged(f"the memory store's {name} collection is damaged "
-                                    f"({problem}); start the server again to rebuild it")
-        self._checked.add(name)
+        from disk: its files read (memory.vectors.store_check.CollectionsRead). A damaged one
+        raises CollectionDamaged (the turn goes on without recall, with the reason) instead of
+        killing the server, until a rebuild makes it anew."""
+        if not self.chroma_url and self._read.checked(name):
+            self._collections.pop(name, None)  # the handle of the collection deleted since
 
     def _ids_get(self, name: str, ids: list[str], *, include: list[str]) -> dict[str, Any]:
         return ids_get(lambda **kwargs: self._call(name, "get", **kwargs), ids, include=include)
@@ -420,6 +407,7 @@ class MemoryIndex:
             if name in existing:
                 client.delete_collection(name)
         self._collections.clear()
+        self._read.forget()  # the new collections' files are read at their first use
         self.keywords.reset()
 
     # reads --------------------------------------------------------------------

@@ -178,12 +178,67 @@ class CollectionDamaged(Unavailable):
     code = "memory_damaged"
 
 
-def collection_problem(*, chroma_path: Path, name: str) -> str:
-    """What is wrong with collection `name`'s vector segment files, or "". Read before a
-    process's first use of the collection, which loads them: a graph damaged after the start's
-    check (another process killed mid-write) killed the server that loaded it, in Chroma's
-    native code, after the player's line was written. A segment already loaded is searched in
-    memory: damage to its files does nothing to this process (tried, docs/security.md)."""
+def collection_problem(*, chroma_path: Path, name: str) -> tuple[str, str]:
+    """Collection `name`'s vector segment (its id, "" when it has none) and what is wrong with
+    its files, or "". Read before a process's first use of the collection, which loads them: a
+    graph damaged after the start's check (another process killed mid-write) killed the server
+    that loaded it, in Chroma's native code, after the player's line was written. A segment
+    already loaded is searched in memory: damage to its files does nothing to this process
+    (tried, docs/security.md)."""
     chroma_path = Path(chroma_path).resolve()  # segment_ids opens it by URI: absolute only
-    segment = segment_ids(chroma_path).get(name)
-    return segment_problem(chroma_path / segment) if segment else ""
+    segment = collection_segment(chroma_path=chroma_path, name=name)
+    return segment, (segment_problem(chroma_path / segment) if segment else "")
+
+
+def collection_segment(*, chroma_path: Path, name: str) -> str:
+    """The id of collection `name`'s vector segment now ("" when none): a rebuild (`reindex
+    --memory`, a collection set aside and filled in again) makes a new one."""
+    return segment_ids(Path(chroma_path).resolve()).get(name, "")
+
+
+class CollectionsRead:
+    """The collections of an embedded store whose files this process read before its first use
+    of each (`collection_problem`, tens of ms at 20,000 lines, once), and those found damaged,
+    with the segment that was. A damaged one stays off until the collection has a new segment
+    (a rebuild: `reindex --memory` in another process, an index's `reset`): it stayed off until
+    the server's restart before the ninth red-team pass."""
+
+    def __init__(self, chroma_path: Path) -> None:
+        self.chroma_path = chroma_path
+        self._read: set[str] = set()
+        self._damaged: dict[str, tuple[str, str]] = {}  # name → (its segment, the damage)
+
+    def checked(self, name: str) -> bool:
+        """Raises CollectionDamaged; True when the collection was made anew since it was found
+        damaged (a handle to the old one is stale)."""
+        if name in self._read:
+            return False
+        damaged = self._damaged.get(name)
+        renewed = damaged is not None and collection_segment(
+            chroma_path=self.chroma_path, name=name) != damaged[0]
+        if renewed:
+            log.warning("memory collection %s was made anew since it was found damaged: its "
+                        "files are read again", name)
+            del self._damaged[name]
+            damaged = None
+        if damaged is None:
+            damaged = collection_problem(chroma_path=self.chroma_path, name=name)
+            if damaged[1]:
+                self._damaged[name] = damaged
+                log.error("memory collection %s is damaged (%s): recall goes on without it "
+                          "until it is rebuilt (manage.py reindex --memory) or the server is "
+                          "started again, which sets it aside and fills it in again from the "
+                          "files", name, damaged[1])
+        if damaged[1]:
+            raise CollectionDamaged(f"the memory store's {name} collection is damaged "
+                                    f"({damaged[1]}); rebuild it (manage.py reindex --memory) "
+                                    f"or start the server again")
+        self._read.add(name)
+        return renewed
+
+    def forget(self, name: str | None = None) -> None:
+        """Read again at the next use: `name`, or every collection."""
+        if name is None:
+            self._read.clear()
+        else:
+            self._read.discard(name)

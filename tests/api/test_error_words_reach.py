@@ -24,10 +24,11 @@ SAMPLED_APART = {
     ("personalab/lib/llm_text.py", "InstructError",
      "PERSONALAB_INSTRUCT_TEMPLATE: cannot read 7: 7"):
         "an operator's setting and the system's own error, for whoever runs the server",
-    ("memory/vectors/index.py", "CollectionDamaged",
-     "the memory store's 7 collection is damaged (7); start the server again to rebuild it"):
+    ("memory/vectors/store_check.py", "CollectionDamaged",
+     "the memory store's 7 collection is damaged (7); rebuild it (manage.py reindex --memory) "
+     "or start the server again"):
         "a turn says it as its recall_unavailable warning; the sentence is for whoever runs "
-        "the server (the files' damage and the restart that rebuilds them)",
+        "the server (the files' damage, the rebuild or restart that mends them)",
     ("personalab/lib/story_string.py", "StoryStringError",
      "PERSONALAB_CONTEXT_TEMPLATE: cannot read 7: 7"):
         "an operator's setting and the system's own error, for whoever runs the server",

@@ -103,3 +103,30 @@ def test_a_process_loading_a_segment_damaged_since_its_start_lives(damaged_after
     assert child.returncode == 0, child.stderr[-2000:]
     assert child.stdout.startswith("CollectionDamaged the memory store's turns collection is "
                                    "damaged (data_level0.bin:")
+
+
+def _recalled(index: MemoryIndex) -> bool:
+    result = query_user_history("还记得第一轮的台词吗", "inst_a", index=index, force=True)
+    return result.warning is None
+
+
+def test_recall_comes_back_once_the_collection_is_rebuilt_without_a_restart(
+        damaged_after_start):
+    """A collection found damaged stayed off until the server's restart, though rebuilt meanwhile
+    (ninth red-team pass)."""
+    server = MemoryIndex(chroma_path=damaged_after_start, second=False)
+    assert not _recalled(server)
+    rebuild = MemoryIndex(chroma_path=damaged_after_start, second=False)  # reindex --memory
+    rebuild.reset()
+    rebuild._call("turns", "upsert", ids=[chroma_id("inst_a", "s1:1:user")],
+                  embeddings=[[0.05] * 384], documents=["第一轮的台词"],
+                  metadatas=[{"instance_id": "inst_a", "session_id": "s1", "turn": 1,
+                              "role": "user"}])
+    assert _recalled(server)
+
+
+def test_an_index_that_resets_its_damaged_collection_uses_it_again(damaged_after_start):
+    index = MemoryIndex(chroma_path=damaged_after_start, second=False)
+    assert not _recalled(index)
+    index.reset()  # the first step of index_rebuild
+    assert _recalled(index)
