@@ -8,12 +8,14 @@ those turns again (memory/summaries/recaps.py, CATCH_UP_ROLLS)."""
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import logging
 from typing import Any, Awaitable, Callable
 
 from django.conf import settings
 
 from chat.play import context as turn_context
+from chat.play.account_turns import AccountTurnsBusy, account_turn_held
 from chat.play.regex_scripts import lines_for_model
 from chat.play.window import turn_window
 from chat.selectors import memory_settings_effective
@@ -59,6 +61,21 @@ async def recaps_roll_now(store: FileStore, instance_id: str, provider: Provider
     settings_ = memory_settings_effective(store)
     if not settings_.get("recaps_enabled"):
         return
+    # The roll calls the model after its turn gave back the account's count (ninth red-team
+    # pass: a flood of fifth turns ran their rolls uncounted). One refused is skipped: the next
+    # roll takes those turns too.
+    held = contextlib.ExitStack()
+    try:
+        held.enter_context(account_turn_held(store, instance_id))
+    except AccountTurnsBusy:
+        log.info("recap roll of %s skipped: its account has its replies at once", instance_id)
+        return
+    with held:
+        await _rolled_now(store, instance_id, provider, emit, settings_)
+
+
+async def _rolled_now(store: FileStore, instance_id: str, provider: Provider | None,
+                      emit: Emit | None, settings_: dict[str, Any]) -> None:
     try:
         state = await asyncio.to_thread(store.instance_state_read, instance_id)
         window, _ = await asyncio.to_thread(turn_window, store, state)

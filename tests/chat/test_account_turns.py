@@ -17,7 +17,7 @@ from django.utils import translation
 
 from chat.groups.round import conversation_turn
 from chat.live.refusal_words import refusal_said
-from chat.play import account_turns, turn
+from chat.play import account_turns, recap_roll, turn
 from chat.play.account_turns import account_turn_held
 from chat.services.instances import instance_create
 from personalab.lib.store_errors import InstanceBusy
@@ -169,3 +169,25 @@ def test_a_turn_cancelled_while_it_prepares_holds_its_chat_and_count_until_it_en
     running, free = asyncio.run(main())
     assert running.get("alice") == 1 and not free
     assert account_turns._running["alice"] == 0  # given back once the preparation ended
+
+
+def test_a_recap_roll_counts_and_is_skipped_past_the_bound(settings, store, alice, bob,
+                                                          character, monkeypatch):
+    """The roll calls the model after its turn gave the count back: a flood of fifth turns ran
+    their rolls uncounted (ninth red-team pass)."""
+    settings.PERSONALAB_TURNS_PER_ACCOUNT = 1
+    store.module_write("memory", {**store.module_read("memory"), "recaps_enabled": True})
+    hers = [instance_create(store, owner=alice, character_id=character) for _ in range(2)]
+    his = instance_create(store, owner=bob, character_id=character)
+    counted: list[int] = []
+
+    async def rolled(*args, **kwargs) -> dict:
+        counted.append(account_turns._running["alice"])
+        return {"action": "none"}
+
+    monkeypatch.setattr(recap_roll, "recap_maybe_roll", rolled)
+    asyncio.run(recap_roll.recaps_roll_now(store, hers[1], None))
+    assert counted == [1]
+    with account_turn_held(store, his), account_turn_held(store, hers[0]):
+        asyncio.run(recap_roll.recaps_roll_now(store, hers[1], None))
+    assert counted == [1]  # skipped: the next roll takes its turns
