@@ -16,7 +16,7 @@ from personalab.lib.filestore.store import FileStore
 from personalab.lib.llm import LLMError
 from personalab.lib.participants import member_ids
 from personalab.lib.prompt_language import locale_for_character
-from personalab.lib.uncancelled import run_whole
+from personalab.lib.uncancelled import run_whole, thread_whole
 
 
 def speaker_named(store: FileStore, state: dict[str, Any],
@@ -32,7 +32,7 @@ def speaker_named(store: FileStore, state: dict[str, Any],
 async def speaker_of(store: FileStore, state: dict[str, Any],
                    character_id: Any = None) -> tuple[str, str]:
     # off the event loop: whether the chat may read another author's file asks the database
-    return await asyncio.to_thread(speaker_named, store, state, character_id)
+    return await thread_whole(speaker_named, store, state, character_id)
 
 
 def scene_named(store: FileStore, state: dict[str, Any]) -> tuple[dict[str, str], str]:
@@ -43,12 +43,12 @@ def scene_named(store: FileStore, state: dict[str, Any]) -> tuple[dict[str, str]
 
 
 async def scene_of(store: FileStore, state: dict[str, Any]) -> tuple[dict[str, str], str]:
-    return await asyncio.to_thread(scene_named, store, state)  # as speaker_of
+    return await thread_whole(scene_named, store, state)  # as speaker_of
 
 
 async def player_of(store: FileStore, state: dict[str, Any]) -> str:
     """The player's name in the chat (its `{{user}}`), off the event loop as speaker_of."""
-    return await asyncio.to_thread(player_name, store, state=state)
+    return await thread_whole(player_name, store, state=state)
 
 
 async def llm_text(llm: Any, messages: list[dict], context: dict[str, Any]) -> str:
@@ -81,7 +81,7 @@ async def lines_shown_off_loop(lines: list[dict[str, Any]],
     session's lines are many, so they run on a thread, not on the loop every account shares."""
     if shown is None or not lines:
         return lines
-    return await asyncio.to_thread(shown, lines)
+    return await thread_whole(shown, lines)
 
 
 async def thread_writes_whole(write: Callable[..., T], *args: Any, **kwargs: Any) -> T:

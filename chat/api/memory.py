@@ -47,6 +47,7 @@ from memory.summaries import recaps
 from memory.summaries.recaps import recap_items, recap_pending, recap_rebuild, recap_reorder
 from memory.summaries.source_changes import summaries_source_changed, summary_source_checked
 from personalab.lib.ids import validate_id
+from personalab.lib.uncancelled import thread_whole
 from personalab.storage import get_store
 
 router = Router(tags=["memory"])
@@ -179,8 +180,8 @@ async def recaps_rebuild(request: HttpRequest, instance_id: str):
     runtime.progress_set(instance_id, gettext_noop("Starting"))
     try:
         llm, window = await provider_fitted(store, instance_id)
-        shown = await sync_to_async(lambda: lines_for_model(
-            store, state=store.instance_state_read(instance_id)))()
+        shown = await thread_whole(lambda: lines_for_model(
+            store, state=store.instance_state_read(instance_id)))
         return await recap_rebuild(
             store, instance_id=instance_id, llm=llm, settings=store.module_read("memory"),
             prompt_tokens=window.prompt_room, shown=shown,

@@ -18,6 +18,7 @@ from memory import runtime
 from memory.character.evolved_persona import memory_update_persona
 from memory.summaries.summarize import memory_summarize
 from personalab.lib.llm_capped import ReplyCapped
+from personalab.lib.uncancelled import thread_whole
 from personalab.storage import get_store
 
 
@@ -25,8 +26,8 @@ async def provider_fitted(store, instance_id: str) -> tuple[ReplyCapped, Context
     """The model as a memory action asks it: its reply capped to what the chat's window leaves.
     A long chat is asked in parts (summarize, recaps) or its newest turns (update memory) that
     each fit `window.prompt_room`, the room a turn's prompt has."""
-    window, _ = await sync_to_async(
-        lambda: turn_window(store, store.instance_state_read(instance_id)))()
+    window, _ = await thread_whole(
+        lambda: turn_window(store, store.instance_state_read(instance_id)))
     return (ReplyCapped(provider_current(store), window_tokens=window.tokens, least=window.reply),
             window)
 
@@ -50,8 +51,8 @@ async def memory_action(instance_id: str, action: str, progress=None, *,
              else gettext_noop("Updating the memory"))
     try:
         provider, window = await provider_fitted(store, instance_id)
-        shown = await sync_to_async(lambda: lines_for_model(
-            store, state=store.instance_state_read(instance_id), character_id=character_id))()
+        shown = await thread_whole(lambda: lines_for_model(
+            store, state=store.instance_state_read(instance_id), character_id=character_id))
         if action == "summarize":
             index, warning = runtime.index_or_warning(store)
             result = await memory_summarize(store, instance_id=instance_id, llm=provider,

@@ -9,7 +9,6 @@ instance lock.
 
 from __future__ import annotations
 
-import asyncio
 from typing import Any
 
 from django.utils.translation import gettext
@@ -33,6 +32,7 @@ from personalab.lib.filestore.store import FileStore
 from personalab.lib.membership import Presence, member_changes_read, presence_of
 from personalab.lib.participants import member_ids, member_state_read, member_state_write
 from personalab.lib.store_errors import StoreError
+from personalab.lib.uncancelled import thread_whole
 
 PERSONA_LEDGER = "persona_versions"
 # An evolved persona goes into every turn's prompt whole: a 67,000-character one took 14,407
@@ -92,7 +92,7 @@ async def memory_update_persona(store: FileStore, *, instance_id: str, llm: Any,
     """Grow one member's evolved persona from the recent turns it witnessed: the newest of them
     that fit `prompt_tokens` (what one request may hold) with the personas, as the chat's
     prompt shows them (`shown`: its regex scripts)."""
-    state, character_id, character, turns = await asyncio.to_thread(
+    state, character_id, character, turns = await thread_whole(
         _persona_update_read, store, instance_id, character_id, last_n_turns)
     if not turns:
         raise MemoryActionError(gettext("There is no conversation yet: memory cannot be "
@@ -108,7 +108,7 @@ async def memory_update_persona(store: FileStore, *, instance_id: str, llm: Any,
             evolved_persona=character.get("evolved_persona", ""), turns=[], locale=locale,
             **scene)
         room = prompt_tokens - request_tokens(bare)
-        turns = (await asyncio.to_thread(transcript_parts, turns, room=max(room, 1),
+        turns = (await thread_whole(transcript_parts, turns, room=max(room, 1),
                                          character_name=name, locale=locale,
                                          player_name=player))[-1]
     messages = prompts.persona_update_messages(

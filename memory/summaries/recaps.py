@@ -5,7 +5,6 @@ The caller holds the instance lock."""
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Callable
 from typing import Any
 
@@ -28,6 +27,7 @@ from memory.summaries.transcript_parts import request_tokens, transcript_parts
 from personalab.lib.filestore.jsonfile import utc_now
 from personalab.lib.filestore.store import FileStore
 from personalab.lib.ids import random_id
+from personalab.lib.uncancelled import thread_whole
 
 RECAPS_FILE = "recaps"
 # A roll also takes the turns no recap covers up to this many rolls back: those of a roll the
@@ -88,7 +88,7 @@ async def _recap_chunk(store: FileStore, *, llm: Any, state: dict[str, Any], ses
     if prompt_tokens is not None:
         bare = prompts.recap_messages(character_name=name, turns=[], locale=locale, **scene)
         room = prompt_tokens - request_tokens(bare)
-        lines = (await asyncio.to_thread(transcript_parts, lines, room=max(room, 1),
+        lines = (await thread_whole(transcript_parts, lines, room=max(room, 1),
                                          character_name=name, locale=locale,
                                          player_name=player))[-1]
     messages = prompts.recap_messages(character_name=name, turns=lines, locale=locale,
@@ -196,7 +196,7 @@ async def recap_maybe_roll(store: FileStore, *, instance_id: str, llm: Any,
     if not settings.get("recaps_enabled"):
         return None
     every, stack, max_entries = _recap_settings(settings)
-    state, session_id, groups, metadata = await asyncio.to_thread(_current_turns, store,
+    state, session_id, groups, metadata = await thread_whole(_current_turns, store,
                                                                   instance_id)
     last = max(groups, default=0)
     if last <= 0 or last % every:
@@ -207,7 +207,7 @@ async def recap_maybe_roll(store: FileStore, *, instance_id: str, llm: Any,
         if _recap_covered(data, session_id, last):
             return None
         first = max(_recapped_to(data, session_id) + 1, last - every * CATCH_UP_ROLLS + 1)
-        turns = await asyncio.to_thread(_turns_to_recap, store, instance_id, session_id,
+        turns = await thread_whole(_turns_to_recap, store, instance_id, session_id,
                                         metadata, groups, data, first, last)
         if not turns:  # every turn of it a copy recapped in the session before
             return None
@@ -248,7 +248,7 @@ async def recap_rebuild(store: FileStore, *, instance_id: str, llm: Any,
     `prompt_tokens`: what one request may hold, as for `recap_maybe_roll`."""
     say = progress or (lambda text, values=None: None)
     every, stack, max_entries = _recap_settings(settings)
-    state, session_id, groups, metadata = await asyncio.to_thread(_current_turns, store,
+    state, session_id, groups, metadata = await thread_whole(_current_turns, store,
                                                                   instance_id)
     data = _recap_doc(store, instance_id)
     rebuilt = {**data,
@@ -256,7 +256,7 @@ async def recap_rebuild(store: FileStore, *, instance_id: str, llm: Any,
                          (i.get("session_id"), i.get("from_session_id"))],
                "pending_summaries": [p for p in data["pending_summaries"]
                                      if p.get("session_id") != session_id]}
-    covered, _ = await asyncio.to_thread(
+    covered, _ = await thread_whole(
         copies_recapped, store, instance_id=instance_id, metadata=metadata, groups=groups,
         entries=[*rebuilt["items"], *rebuilt["pending_summaries"]])
     chunks = recap_chunks(groups, covered=covered, every=every)

@@ -18,7 +18,6 @@ is never repeated.
 
 from __future__ import annotations
 
-import asyncio
 import json
 import re
 from collections.abc import Callable
@@ -62,6 +61,7 @@ from personalab.lib.filestore.jsonfile import utc_now
 from personalab.lib.filestore.session_read import SessionRead
 from personalab.lib.filestore.store import FileStore
 from personalab.lib.jsontext import json_loads
+from personalab.lib.uncancelled import thread_whole
 
 _FENCE = re.compile(r"```[a-zA-Z]*\s*(.*?)```", re.DOTALL)
 _TRAILING_COMMA = re.compile(r",\s*([}\]])")
@@ -171,7 +171,7 @@ async def _events_ask(store: FileStore, llm: Any, *, name: str, locale: str, pla
     bare = prompts.summarize_messages(character_name=name, summaries=[], turns=[], locale=locale)
     fixed = request_tokens(bare)
     # Counting a long session's tokens is CPU work: off the event loop.
-    parts = await asyncio.to_thread(
+    parts = await thread_whole(
         transcript_parts, messages, character_name=name, locale=locale, player_name=player,
         room=None if prompt_tokens is None else max(prompt_tokens - fixed - story_room, 1))
     keys = [part_key(part, character_name=name, locale=locale) for part in parts]
@@ -256,7 +256,7 @@ async def memory_summarize(store: FileStore, *, instance_id: str, llm: Any, inde
     if recall_enabled(store):
         say(gettext_noop("Writing the search index"))
         # Embedding is CPU work: off the event loop, or every request of every user waits.
-        warnings = await asyncio.to_thread(_events_index, index, owner, old_id, events)
+        warnings = await thread_whole(_events_index, index, owner, old_id, events)
     return {"old_session_id": old_id, "new_session_id": new_id, "events": len(events),
             "summary_ids": [r["id"] for r in summary_records],
             "plot_ids": [r["id"] for r in plot_records], "parts_reused": reused,

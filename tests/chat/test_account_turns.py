@@ -19,6 +19,7 @@ from chat.groups.round import conversation_turn
 from chat.live.refusal_words import refusal_said
 from chat.play import account_turns, recap_roll, turn
 from chat.play.account_turns import account_turn_held
+from chat.services import memory_actions
 from chat.services.instances import instance_create
 from personalab.lib.store_errors import InstanceBusy
 
@@ -191,3 +192,41 @@ def test_a_recap_roll_counts_and_is_skipped_past_the_bound(settings, store, alic
     with account_turn_held(store, his), account_turn_held(store, hers[0]):
         asyncio.run(recap_roll.recaps_roll_now(store, hers[1], None))
     assert counted == [1]  # skipped: the next roll takes its turns
+
+
+def test_a_memory_action_cancelled_while_it_reads_holds_its_chat_and_count_until_it_ends(
+        settings, store, alice, bob, character, monkeypatch):
+    """As a turn's preparation: update memory reads the whole session (1.3 s at 40,000
+    messages, seventh pass) on a thread; a client that left at once gave the lock and the count
+    back while it read, so bob's update memory, sent and left again and again, ran unbounded."""
+    settings.PERSONALAB_TURNS_PER_ACCOUNT = 1
+    hers = instance_create(store, owner=alice, character_id=character)
+    entered, go = threading.Event(), threading.Event()
+    shown = memory_actions.lines_for_model
+
+    def held_up(*args, **kwargs):
+        entered.set()
+        go.wait(10)
+        return shown(*args, **kwargs)
+
+    monkeypatch.setattr(memory_actions, "lines_for_model", held_up)
+
+    async def main() -> tuple[int, bool]:
+        task = asyncio.create_task(memory_actions.memory_action(hers, "update_memory"))
+        while not entered.is_set():
+            await asyncio.sleep(0.01)
+        task.cancel()
+        await asyncio.sleep(0.05)
+        running = account_turns._running["alice"]
+        try:
+            store.instance_lock(hers).acquire().release()
+        except InstanceBusy:
+            free = False
+        else:
+            free = True
+        go.set()
+        with contextlib.suppress(asyncio.CancelledError, Exception):
+            await asyncio.wait_for(task, 10)
+        return running, free
+
+    assert asyncio.run(main()) == (1, False)
