@@ -190,13 +190,34 @@ SAID_INSTEAD: tuple[tuple[tuple[str, ...], tuple[str, ...]], ...] = (
 
 # How a fact of a kind is told without any word of its row, keyed by the row's first key: a
 # job as where one works and what one does there ("我在青岛一家酒店掌勺", "我在支行管信贷业务":
-# 在, a place ending as workplaces end, a verb of doing), an age as a number ("I'm 24",
-# "I turned 29", "今年三十五了", "31岁"). Read only of the asker's own lines, for a question about
-# the asker's own fact (memory/recall/whose.py told_by_asker): no keyword can find them.
+# 在, a place ending as workplaces end, a verb of doing; "I pour drinks at a bar"), an age as a
+# number ("I'm 24", "I turned 29", "今年三十五了", "31岁"). Read only of the asker's own lines,
+# for a question about the asker's own fact (memory/recall/whose.py told_by_asker): no keyword
+# can find them.
 _WORKPLACE_ZH = "(?:公司|店|厂|院|行|局|所|馆|校|站|部|社|中心|单位|工地|集团|机构)"
 _NUMBER_ZH = "[0-9一二两三四五六七八九十]{1,3}"
 _CLAUSE_ZH = "[^，,。.！!？?；;\\s]"
+# An English job told as what one does and where or for whom ("I pour drinks at a bar
+# downtown", "i stock shelves at a grocery store", "I fix up old houses for people"): "I", a verb
+# of doing in the present, its object, then "at a" place or "for" the people served. Verbs that
+# are not a job's are out: being, having, going, staying, eating, meeting, feeling, wanting,
+# modals and common past forms (a past "-ed" is out too: "I vanished at a party").
+_NOT_DOING_EN = ("am", "was", "were", "be", "have", "had", "get", "got", "go", "went", "live",
+                 "stay", "eat", "ate", "meet", "met", "see", "saw", "sit", "sat", "look", "come",
+                 "came", "run", "ran", "think", "thought", "guess", "hope", "want", "need",
+                 "love", "like", "wish", "feel", "felt", "know", "knew", "mean", "wonder",
+                 "can", "could", "will", "would", "should", "might", "must", "may", "did",
+                 "left", "made", "took", "bought", "found", "heard", "told", "said", "spent",
+                 "slept", "woke", "paid", "lost", "won", "sang", "just", "really",
+                 "never", "once", "kinda", "sorta", "even", "only", "then")
+_ADVERBS_EN = ("also", "still", "now", "mostly", "usually", "basically", "currently",
+               "actually", "just")
+_DOING_EN = (rf"(?<![a-z'’])i\s+(?:(?:{'|'.join(_ADVERBS_EN)})\s+)?"
+             rf"(?!(?:{'|'.join(_NOT_DOING_EN)})\b)[a-z]{{2,}}(?<!ed)"
+             r"|(?<![a-z'’])i(?:['’]ve|\s+have)\s+been\s+[a-z]{2,}ing")
+_SERVED_EN = r"(?:at\s+an?\s|for\s+(?:people|folks|customers|clients|a\s+living)\b)"
 STATED: dict[str, re.Pattern[str]] = {
+    "job": re.compile(rf"(?:{_DOING_EN})\s+(?:[a-z'’-]+\s+){{0,4}}?{_SERVED_EN}"),
     "职业": re.compile(rf"在{_CLAUSE_ZH}{{0,12}}?{_WORKPLACE_ZH}{_CLAUSE_ZH}{{0,3}}?"
                      r"(?:当|做|干|管|负责|掌勺|教|带|跑|值班|上班|工作|打工|实习)"),
     "how old": re.compile(r"(?<![a-z'’])(?:i'?m|i am|turned|turning|just turned)\s+\d{1,2}"

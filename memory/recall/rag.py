@@ -40,7 +40,13 @@ from memory.recall.queries import (
     questions_split,
 )
 from memory.recall.unembedded import searched_as_if_stored, unembedded_score
-from memory.recall.whose import asked_of_asker, told_before, told_by_asker, told_of_another
+from memory.recall.whose import (
+    asked_of_asker,
+    told_before,
+    told_by_asker,
+    told_of_another,
+    told_without_word,
+)
 from memory.vectors.index import Hit, MemoryIndex
 from personalab.lib.embedding.embeddings import CJK_CHAR
 from personalab.lib.embedding.give_way import recall_held
@@ -438,6 +444,9 @@ def others_lower(question: str, hits: list[Hit],
     if not words:
         return hits
     context = context or {}
+    # What a line holding only a word a statement says instead would have on the keyword side.
+    instead = ALTERNATIVE_WEIGHT * max((getattr(hit, "keyword", 0.0) for hit in hits),
+                                       default=0.0)
 
     def lowered(hit: Hit) -> Hit:
         keyword = (1 - DENSE_WEIGHT) * getattr(hit, "keyword", 0.0)
@@ -445,6 +454,13 @@ def others_lower(question: str, hits: list[Hit],
         by_asker = str(hit.metadata.get("role") or "") != "assistant"
         if told_of_another(hit.text, words, by_asker=by_asker):
             return replace(hit, score=hit.score - (1 - ALTERNATIVE_WEIGHT) * (keyword + dense))
+        if by_asker and told_without_word(hit.text, words):
+            # "I pour drinks at a bar downtown" holds no word the keyword side could find: it
+            # counts as if it held a statement's word.
+            credit = max(0.0, (1 - DENSE_WEIGHT) * instead - keyword)
+            keyword += credit
+            return replace(hit, score=hit.score + credit
+                           + (1 - ALTERNATIVE_WEIGHT) * (keyword + dense))
         if told_by_asker(hit.text, words, by_asker=by_asker):
             return replace(hit, score=hit.score + (1 - ALTERNATIVE_WEIGHT) * (keyword + dense))
         if told_before(hit.text, context.get(hit.key, []), words):

@@ -15,7 +15,8 @@ import re
 
 from memory.keyword_index.said_instead import PEOPLE_ZH, kinds_asked, stated
 
-__all__ = ["asked_of_asker", "told_before", "told_by_asker", "told_of_another"]
+__all__ = ["asked_of_asker", "told_before", "told_by_asker", "told_of_another",
+           "told_without_word"]
 
 # Words right before the kind's word that make it someone else's.
 OTHERS_EN = frozenset("your his her their its".split())
@@ -43,6 +44,7 @@ _ASKING_EN = frozenset("where's where’s what's what’s who's who’s how's ho
 # A clause ends at these: "我的一个下属，他老家是…" is 他's.
 _CLAUSE_END = "，,。.！!？?；;：:、\n"
 LOOK_BACK = 12  # characters before a word read for its owner
+LOOK_BACK_EN = 40  # an English word's: its owner and the verb before an article
 NOUN_PHRASE_WORDS = 2  # English words before a word read for its owner
 SCAN_CHARS = 2000  # of a line, the first characters are read
 _WORD_EN = re.compile(r"[a-z]+(?:['’][a-z]+)?")
@@ -50,22 +52,40 @@ _WORD_EN = re.compile(r"[a-z]+(?:['’][a-z]+)?")
 _LISTENER_ASKED = re.compile(
     r"(?<![a-z])(?:(?:do|did|can|could|would|will)\s+)?(?:you|u)\s+(?:remember|recall|know|tell|"
     r"remind)(?![a-z])|(?<![a-z])(?:told|tell|remind|asked)\s+(?:you|u)(?![a-z])")
+# An article before a noun speaks of one of a kind, not of the asker's own ("that black cat",
+# "the office", "a cat or a dog"), unless a verb of having or being comes before it ("we
+# adopted a tabby kitten", "I'm a nurse", "I work as a teacher").
+_ARTICLES_EN = frozenset("a an the that this those these another any some".split())
+_HAVING_EN = frozenset("""have has had got adopted own owned bought rescued am im i'm i’m was
+been be became become as are we're we’re""".split())
+# Kinds told only by whose the thing is or by having it ("my cat mochi", "we have a parakeet"):
+# a pet's bare word in the asker's line speaks of the kind ("I wonder what cats are thinking").
+# Keyed by the row's first key (said_instead.SAID_INSTEAD).
+_HAD_KINDS_EN = frozenset({"pet", "dog", "cat", "bird"})
+# Kinds whose words after an article speak of one of a kind: "go to the office", "with a
+# client" tell no job ("I'm a nurse", "got a job at" do: a verb of having or being).
+_ONE_OF_A_KIND_EN = frozenset({"job"})
+# "work" tells a job when a place, a role or whom it is for follows ("I work at a local IT
+# company", "work weekends at a bookshop", "working as a nurse"); "go to work", "done with work",
+# "work on some projects" speak of working, not of what the job is.
+_WORK_TOLD_EN = re.compile(r"[a-z]*\s+(?:[a-z]+\s+)?(?:at|as|for|in|with)(?![a-z])")
 # The asker as the subject: "I …", "we're …"; 我 / 我们 opening a clause, not "我的 X" / "我上司".
 _I_EN = re.compile(r"(?<![a-z'’])(?:i|we|im|ive)(?:['’](?:m|re|ve|d|ll))?(?![a-z'’])")
 _CJK = re.compile(r"[\u3400-\u9fff]")
 
 
-def _before(text: str, start: int) -> str:
-    """The clause before position `start`, at most LOOK_BACK characters."""
-    window = text[max(0, start - LOOK_BACK):start]
+def _before(text: str, start: int, look_back: int = LOOK_BACK) -> str:
+    """The clause before position `start`, at most `look_back` characters."""
+    window = text[max(0, start - look_back):start]
     cut = max(window.rfind(mark) for mark in _CLAUSE_END)
     return window[cut + 1:].strip()
 
 
 def _owner(text: str, start: int, *, chinese: bool) -> str:
-    """"mine", "yours", "other" or "" (not said) for the word at `start` of the lower-cased
-    `text`, as its speaker says it."""
-    before = _before(text, start)
+    """"mine", "yours", "other", "some" (one of a kind: "that cat"), "had" (had or been: "we
+    have a parakeet", "I'm a nurse") or "" (not said) for the word at `start` of the
+    lower-cased `text`, as its speaker says it."""
+    before = _before(text, start, LOOK_BACK if chinese else LOOK_BACK_EN)
     if chinese:
         if before.endswith(YOURS_ZH):
             return "yours"
@@ -79,13 +99,17 @@ def _owner(text: str, start: int, *, chinese: bool) -> str:
             return "other"
         return "mine" if set(said) <= _ASKING_ZH else ""
     # The owner may stand a word further back: "our golden retriever", "my dad's old car".
-    for word in reversed(_WORD_EN.findall(before)[-NOUN_PHRASE_WORDS:]):
+    words = _WORD_EN.findall(before)
+    for at in range(len(words) - 1, max(len(words) - NOUN_PHRASE_WORDS, 0) - 1, -1):
+        word = words[at]
         if word in MINE_EN:
             return "mine"
         if word in YOURS_EN:
             return "yours"
         if word in OTHERS_EN or word in PEOPLE_EN or word.endswith(("'s", "’s")):
             return "other"
+        if word in _ARTICLES_EN:
+            return "had" if at > 0 and words[at - 1] in _HAVING_EN else "some"
     return ""
 
 
@@ -150,6 +174,8 @@ def told_of_another(line: str, words: tuple[str, ...], *, by_asker: bool = True)
 
 def _heard(owner: str, *, by_asker: bool, addressed: bool) -> str:
     """`owner` as the speaker said it, turned to whose it is for the asker."""
+    if owner == "had" or (owner == "some" and not by_asker):
+        owner = ""
     if by_asker:
         return "other" if owner == "yours" else owner
     return {"mine": "other", "yours": "mine", "": "" if addressed else "other"}.get(owner, owner)
@@ -163,13 +189,38 @@ def told_by_asker(line: str, words: tuple[str, ...], *, by_asker: bool = True) -
     of told_of_another."""
     text = line.lower()[:SCAN_CHARS]
     addressed = not by_asker and bool(_ADDRESSED.search(text))
-    owners = {_heard(_owner(text, at, chinese=not word.isascii()), by_asker=by_asker,
+    owners = {_heard(_told(text, at, word, words, by_asker=by_asker), by_asker=by_asker,
                      addressed=addressed)
               for word in words if word in text for at in _places(text, word)}
     if "mine" in owners:
         return True
     # "我在青岛一家酒店掌勺", "im 24 btw": the fact told without a word of its kind.
     return by_asker and ("" in owners or stated(text, words)) and _asker_speaks(text)
+
+
+def told_without_word(line: str, words: tuple[str, ...]) -> bool:
+    """Whether the asker's `line` tells the fact of the kind with no word of it, the way
+    said_instead.STATED reads it ("I pour drinks at a bar downtown", "我在一家面包店做烘焙"):
+    the keyword side finds nothing in it."""
+    text = line.lower()[:SCAN_CHARS]
+    return (not any(_places(text, word) for word in words) and stated(text, words)
+            and _asker_speaks(text))
+
+
+def _told(text: str, at: int, word: str, words: tuple[str, ...], *, by_asker: bool) -> str:
+    """The owner of `word` at `at` as a telling of the asker's fact: an English word nobody
+    owns tells it only where the asker's line could ("I work at…", not "go to work"; "we have a
+    cat", not "cats are weird")."""
+    owner = _owner(text, at, chinese=not word.isascii())
+    if not by_asker or not word.isascii():
+        return owner
+    if words[0] in _HAD_KINDS_EN:
+        return "some" if owner == "" else owner
+    if owner == "some" and words[0] not in _ONE_OF_A_KIND_EN:
+        owner = ""  # "planning a trip": an event is not had
+    if owner == "" and word == "work" and not _WORK_TOLD_EN.match(text, at + len(word)):
+        return "some"
+    return owner
 
 
 def _asker_speaks(text: str) -> bool:

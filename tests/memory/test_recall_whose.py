@@ -192,3 +192,56 @@ def test_a_job_told_without_its_word_comes_before_others_jobs():
     hits = [_hit("aunt", "舅妈在上海一家公司上班。", 0.60, 0.6, dense=0.8),
             _hit("own", "我在青岛一家酒店掌勺，天天忙到半夜。", 0.45, 0.0, dense=0.7)]
     assert [hit.id for hit in others_lower("我是干啥工作的来着？", hits)] == ["own", "aunt"]
+
+
+@pytest.mark.parametrize(("question", "line", "told"), [
+    # R5: an English job told as what one does, where or for whom (said_instead.STATED).
+    ("what do i do for work again?", "I pour coffee at a cafe by the station most mornings",
+     True),
+    ("whats my line of work", "i stack boxes at a warehouse overnight", True),
+    ("what's my occupation?", "I paint fences for people, mostly in summer", True),
+    ("what do i do for work again?", "I met him at a party once", False),
+    ("what do i do for work again?", "I stayed at a hotel near the beach", False),
+    ("what do i do for work again?", "my cousin pours coffee at a cafe", False),
+])
+def test_the_asker_tells_an_english_job_by_what_they_do(question, line, told):
+    assert told_by_asker(line, asked_of_asker(question)) is told
+
+
+@pytest.mark.parametrize(("line", "told"), [
+    # "work" tells a job when where, as what or for whom follows; not "go to work".
+    ("I work at a local IT company", True),
+    ("I work weekends at a little bookshop downtown", True),
+    ("Then I'm gonna go to the office and work on some projects", False),
+    ("I just finished up with work, gonna get lunch", False),
+    ("I've been working from home for a while now", False),
+])
+def test_work_tells_the_askers_job_only_with_where_or_as_what(line, told):
+    assert told_by_asker(line, asked_of_asker("whats my line of work again")) is told
+
+
+@pytest.mark.parametrize(("line", "told"), [
+    # A pet is told by whose it is or by having it; the bare word speaks of the kind.
+    ("my cat mochi knocked my coffee over again", True),
+    ("we have a parakeet named kiwi", True),
+    ("We adopted a tabby kitten last month", True),
+    ("I wonder what cats are thinking", False),
+    ("I saw that black cat from a while ago again", False),
+    ("I put out a small cat house but they don't use it", False),
+])
+def test_a_pet_is_the_askers_when_theirs_or_had(line, told):
+    question = "whats my birds name" if "parakeet" in line else "whats my cats name"
+    assert told_by_asker(line, asked_of_asker(question)) is told
+
+
+def test_a_fact_told_without_its_word_counts_as_holding_a_statements_word():
+    # conv-42 / u48: "I pour drinks at a bar downtown" and "我在一家面包店做烘焙" hold nothing the
+    # keyword side finds, so raising them by their own (zero) keyword score left them under
+    # lines that only say "work" (12th and 16th).
+    for question, generic, own in [
+            ("what do i do for work again?", "Work days are so long in winter.",
+             "Sorry I was quiet, I pour coffee at a cafe by the station."),
+            ("我是干什么工作的？", "工作日的地铁太挤了。", "我在一家面包店做烘焙，天天四点起床。")]:
+        hits = [_hit("generic", generic, 0.50, 0.6, dense=0.4),
+                _hit("own", own, 0.30, 0.0, dense=0.6)]
+        assert [hit.id for hit in others_lower(question, hits)] == ["own", "generic"]
