@@ -17,7 +17,11 @@ def gated_export(instance_id: str, gate_dir: str, fmt: str,
     """In the worker: says it started (`<instance_id>.started`, holding the worker's pid),
     then waits for `<instance_id>.go`. The session id carries the gates' folder."""
     gates = Path(gate_dir)
-    (gates / f"{instance_id}.started").write_text(str(os.getpid()), encoding="ascii")
+    # Renamed into place: a test that sees the file reads the whole pid (written in place, it
+    # was once read empty under load).
+    part = gates / f"{instance_id}.started.part"
+    part.write_text(str(os.getpid()), encoding="ascii")
+    part.rename(gates / f"{instance_id}.started")
     deadline = time.monotonic() + WAIT_AT_MOST
     while not (gates / f"{instance_id}.go").exists() and time.monotonic() < deadline:
         time.sleep(0.02)
