@@ -110,18 +110,30 @@ def _recalled(index: MemoryIndex) -> bool:
     return result.warning is None
 
 
+REBUILD = """
+import sys
+import django
+django.setup()
+from memory.vectors.index import MemoryIndex, chroma_id
+index = MemoryIndex(chroma_path=sys.argv[1], second=False)  # reindex --memory, another process
+index.reset()
+index._call("turns", "upsert", ids=[chroma_id("inst_a", "s1:1:user")], embeddings=[[0.05] * 384],
+            documents=["第一轮的台词"], metadatas=[{"instance_id": "inst_a", "session_id": "s1",
+                                                   "turn": 1, "role": "user"}])
+"""
+
+
 def test_recall_comes_back_once_the_collection_is_rebuilt_without_a_restart(
         damaged_after_start):
     """A collection found damaged stayed off until the server's restart, though rebuilt meanwhile
     (ninth red-team pass)."""
     server = MemoryIndex(chroma_path=damaged_after_start, second=False)
     assert not _recalled(server)
-    rebuild = MemoryIndex(chroma_path=damaged_after_start, second=False)  # reindex --memory
-    rebuild.reset()
-    rebuild._call("turns", "upsert", ids=[chroma_id("inst_a", "s1:1:user")],
-                  embeddings=[[0.05] * 384], documents=["第一轮的台词"],
-                  metadatas=[{"instance_id": "inst_a", "session_id": "s1", "turn": 1,
-                              "role": "user"}])
+    env = {**os.environ, "DJANGO_SETTINGS_MODULE": "personalab.settings",
+           "PYTHONPATH": str(ROOT)}
+    rebuild = subprocess.run([sys.executable, "-c", REBUILD, str(damaged_after_start)], env=env,
+                             cwd=ROOT, capture_output=True, text=True, timeout=600)
+    assert rebuild.returncode == 0, rebuild.stderr[-2000:]
     assert _recalled(server)
 
 
