@@ -1,7 +1,8 @@
 """A chat import's refusal in the reader's language. The chat readers
 (chat/import_export/chat_formats.py) refuse in fixed English sentences, which the API keeps word
 for word; the pages say them through here, as the library says a card's
-(library/refusal_words.py). A line's own detail after "line N:" stays as written."""
+(library/refusal_words.py). A line's reason after "line N:" is said as the import report says
+it (chat/templatetags/sessions.py, `skip_reason`), the JSON parser's own words kept."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ import re
 from django.utils.translation import gettext_lazy
 
 from chat.import_export.chat_formats import NOT_A_CHAT
+from chat.templatetags.sessions import skip_reason
 from personalab.lib.worded_forms import Forms, form_named
 
 _NOT_A_CHAT_WORDS = {
@@ -32,6 +34,11 @@ FORMS: Forms = [
     (re.compile(r"the file is not UTF-8 text \(byte (?P<byte>\d{1,12})\)"),
      gettext_lazy("the file is not UTF-8 text (byte %(byte)s)")),
     (re.compile(r"the file is empty"), gettext_lazy("the file is empty")),
+    # The first skipped line's reason, worded as the import report words it (中文 read
+    # "文件中没有可读取的对话消息: line 1: not valid JSON (…)").
+    (re.compile(r"the file has no chat message that can be read: line (?P<line>\d{1,12}): "
+                r"(?P<reason>.+)", re.S),
+     gettext_lazy("the file has no chat message that can be read: line %(line)s: %(reason)s")),
     (re.compile(r"the file has no chat message that can be read(?P<detail>(?:: .+)?)", re.S),
      gettext_lazy("the file has no chat message that can be read%(detail)s")),
     (re.compile(r"the Agnai chat has no message with text"),
@@ -53,4 +60,4 @@ FORMS: Forms = [
 
 def chat_refusal_words(message: str) -> str:
     """`message` (a chat reader's refusal) in the active language; any other text as it came."""
-    return form_named(message, FORMS) or message
+    return form_named(message, FORMS, reworded={"reason": skip_reason}) or message

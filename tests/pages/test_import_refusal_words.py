@@ -137,3 +137,13 @@ def test_a_card_of_too_many_tags_is_refused_in_chinese(alice_client):
     page = _refusal(alice_client, "/library/cards/upload", "tags.json", card, "zh-CN")
     assert "无法导入 tags.json：角色卡的 JSON 无效：tags: " in page
     assert "at most 1000 tags" not in page and not Character.objects.exists()
+
+
+def test_a_chat_file_with_no_readable_line_says_its_first_lines_fault_in_chinese(alice_client,
+                                                                                 instance):
+    """The line's reason was the reader's English: "文件中没有可读取的对话消息: line 1: not
+    valid JSON (Expecting value, column 1)"."""
+    page = _refusal(alice_client, f"/instances/{instance}/import_chat", "bad.jsonl",
+                    b'not json\n{"broken": \n', "zh-CN")
+    assert "文件中没有可读取的对话消息：第 1 行：这一行不是有效的 JSON（" in page
+    assert "not valid JSON" not in page and ": line 1" not in page
