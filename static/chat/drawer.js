@@ -1,9 +1,24 @@
 // The side column: a drawer (☰ Story) under 900 px that covers the chat, closed by Escape.
 import {root} from "./config.js";
 
-export function drawer(open) {
+// `focus`: opened by ☰ Story, the focus goes into the drawer (the next Tab went to the messages
+// under it, every one of them before the drawer's first card); closed by ✕, back to ☰ Story.
+export function drawer(open, {focus = false} = {}) {
   root.classList.toggle("drawer-open", open);
-  document.querySelector("[data-testid=drawer-toggle]").setAttribute("aria-expanded", String(open));
+  const toggle = document.querySelector("[data-testid=drawer-toggle]");
+  toggle.setAttribute("aria-expanded", String(open));
+  if (!focus) return;
+  if (open) drawerFocus();
+  else if (toggle.offsetParent) toggle.focus();
+}
+
+// A phone's drawer is still hidden as it starts sliding in: focus it once it shows.
+function drawerFocus() {
+  const side = document.getElementById("drawer");
+  side.focus();
+  if (document.activeElement !== side) {
+    side.addEventListener("transitionend", () => side.focus(), {once: true});
+  }
 }
 
 // The ☰ Story button says how far the outline is ("3/5 · 4 in progress"), so a phone shows the story moving
@@ -29,13 +44,7 @@ export function drawerWire() {
   if (skip) {
     skip.addEventListener("click", (e) => {
       e.preventDefault();
-      drawer(true);
-      // A phone's drawer is still hidden as it starts sliding in: focus it once it shows.
-      const side = document.getElementById("drawer");
-      side.focus();
-      if (document.activeElement !== side) {
-        side.addEventListener("transitionend", () => side.focus(), {once: true});
-      }
+      drawer(true, {focus: true});
     });
   }
   const card = document.getElementById("outline-card");

@@ -21,11 +21,11 @@ import {exportWire} from "./export.js";
 
 root.addEventListener("click", (e) => {
   const toggle = e.target.closest("[data-testid=drawer-toggle]");
-  if (toggle) { drawer(!root.classList.contains("drawer-open")); return; }
+  if (toggle) { drawer(!root.classList.contains("drawer-open"), {focus: true}); return; }
   const control = e.target.closest("[data-action]");
   if (!control) return;
   const action = control.dataset.action;
-  if (action === "drawer-close") drawer(false);
+  if (action === "drawer-close") drawer(false, {focus: true});
   else if (action === "older") loadOlder();
   else if (action === "plot-hold") plotHold(control);
   else messageAction(action, control);

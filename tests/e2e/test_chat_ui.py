@@ -83,8 +83,11 @@ def test_the_conversation_comes_first_and_every_control_is_reachable(
         screenshot_take(page, f"{name}_drawer", full_page=False)
         drawer = page.locator("#drawer").bounding_box()
         assert drawer["x"] >= 0 and drawer["x"] + drawer["width"] <= size["width"] + 1
+        # the focus went in (a Tab went to the messages under it, all before its first card)
+        wait_until(page, "() => document.activeElement.id === 'drawer'")
         page.locator("#drawer [data-action=drawer-close]").click()
         outline.wait_for(state="hidden")
+        assert page.evaluate("() => document.activeElement.dataset.testid") == "drawer-toggle"
         assert _hit(page, "send")
         toggle.click()  # Escape closes it too, as a phone's keyboard or a laptop's would
         outline.wait_for(state="visible")
