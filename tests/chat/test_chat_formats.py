@@ -3,6 +3,7 @@ from __future__ import annotations
 import json
 
 import pytest
+from django.utils import translation
 
 from chat.import_export.chat_formats import ChatFormatError, chat_import_jsonl, date_parse
 from chat.import_export.chat_markdown import chat_export_markdown
@@ -132,6 +133,20 @@ def test_markdown_export_has_names_and_text():
     assert "**维克多**\n\n你来了。" in text
     assert "> **Summary:** 上一次：旅人与维克多结盟。" in text
     assert "嗯。\n第二行" in text
+
+
+def test_a_chinese_readers_markdown_export_is_worded_in_chinese():
+    """Its title was Chinese ("… · 第 2 段对话") and its labels English: "**旅人** (turn 1)",
+    "**Summary:**", "(hidden from the model)"."""
+    lines = [*SESSION, {"role": "user", "content": "悄悄话", "turn": 2, "hidden": True},
+             {"type": "note", "content": "旁白"}]
+    with translation.override("zh-hans"):
+        text = chat_export_markdown(lines=lines, user_name="旅人", character_name="维克多",
+                                    title="北区往事")
+    assert "**旅人**（第 1 轮）\n\n我见到了维克多" in text
+    assert "> **摘要：** 上一次：旅人与维克多结盟。" in text
+    assert "**旅人**（第 2 轮）（对模型隐藏）" in text and "> **备注：** 旁白" in text
+    assert "turn" not in text and "Summary" not in text and "hidden" not in text
 
 
 @pytest.mark.parametrize("value, expected", [
