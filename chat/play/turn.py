@@ -46,7 +46,7 @@ from personalab.lib.llm import LLMError, Provider
 from personalab.lib.locks import LockUnavailable
 from personalab.lib.reasoning import Reasoning
 from personalab.lib.reply_names import reply_stop_start_cut
-from personalab.lib.reply_stream import ReplyShown
+from personalab.lib.reply_stream import ReplyShown, ReplyShownPaced
 from personalab.lib.store_errors import InstanceBusy, StoreError
 from personalab.lib.story_string import StoryStringError
 from personalab.lib.uncancelled import run_whole, thread_whole
@@ -341,10 +341,9 @@ async def _stream_reply(store: FileStore, ctx: TurnContext,
 
     unnamed = [shown]  # emptied by the first event
     # The template may be read from the files: off the event loop.
-    cleaner = ReplyShown(names=await asyncio.to_thread(reply_names, prepared.llm_context,
-                                                       provider),
-                         shape=prepared.llm_context.get("reply_shape"),
-                         continued=bool(ctx.continue_from))
+    cleaner = ReplyShownPaced(ReplyShown(
+        names=await asyncio.to_thread(reply_names, prepared.llm_context, provider),
+        shape=prepared.llm_context.get("reply_shape"), continued=bool(ctx.continue_from)))
 
     def named(event: dict[str, Any]) -> dict[str, Any]:
         return {**event, **unnamed.pop()} if unnamed else event
@@ -377,6 +376,9 @@ async def _stream_reply(store: FileStore, ctx: TurnContext,
             flags["interrupted"] = True
         with contextlib.suppress(asyncio.CancelledError):
             await pump_task
+        if (change := cleaner.flush()) is not None:  # what came since the last update
+            await emit(named({"type": "token", "content": "", "offset": offset,
+                              "shown_at": change[0], "shown": change[1]}))
     except asyncio.CancelledError:
         pump_task.cancel()
         _finish_line(writer, {"interrupted": True})  # here, not in a thread: we are being stopped

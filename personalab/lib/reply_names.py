@@ -50,10 +50,15 @@ def reply_stop_start_cut(text: str, stops: Sequence[str]) -> str:
     mid-marker), the longest start of each in the list's order, as SillyTavern's first step
     (before the regex scripts). The server cuts at a stop string itself, at the earliest."""
     for stop in stops:
-        for size in range(len(stop), 0, -1):
-            if text.endswith(stop[:size]):
-                text = text[:-size]
+        if not text:
+            break
+        # Only the starts that end in the text's last character (linear in the stop's length).
+        end = stop.rfind(text[-1])
+        while end >= 0:
+            if text.endswith(stop[:end + 1]):
+                text = text[:-end - 1]
                 break
+            end = stop.rfind(text[-1], 0, end)
     return text
 
 

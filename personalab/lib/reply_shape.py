@@ -1,9 +1,11 @@
 """A context template's reply post-processing (SillyTavern's `trim_sentences` and `single_line`),
 done where SillyTavern does it: on the finished reply, after the regex scripts. Framework-free;
-the reply is data: walked once, no regex over it."""
+the reply is data: walked once (a one-character class finds the next mark), no pattern of
+the user's over it."""
 
 from __future__ import annotations
 
+import re
 import unicodedata
 from typing import Any
 
@@ -44,6 +46,7 @@ def reply_lines_trimmed(text: str) -> str:
 _SPACES = frozenset("\t \u00a0\u1680\u202f\u205f\u3000\ufeff"
                     + "".join(chr(code) for code in range(0x2000, 0x200B)))
 _MARKS = "*_"
+_MARK = re.compile(r"[*_]")
 
 
 def _pair_spaces_removed(text: str) -> str:
@@ -90,17 +93,21 @@ def _markdown_walk(text: str) -> tuple[str, bool]:
     size = len(text)
     while index < size:
         if text[index] not in _MARKS:
-            index += 1
-            continue
+            at = _MARK.search(text, index)  # the next mark, found in C
+            if at is None:
+                break
+            index = at.start()
         found = -1
         for mark in ((text[index:index + 2],) if text[index + 1:index + 2] and
                      text[index + 1] in _MARKS else ()) + (text[index],):
             after = index + len(mark)
             if absent.get(mark, size + 1) <= after:
+                unclosed = True  # (a `**` found no closing one: more text may give it)
                 continue
             found = text.find(mark, after)
             if found < 0:
                 absent[mark] = after
+                unclosed = True
                 continue
             found += len(mark)
             break

@@ -5,16 +5,19 @@ markers (personalab/lib/reply_names.py), "Auto-fix Markdown", "single line" and 
 whitespace; "Trim incomplete sentences" waits for the end, and the regex scripts run on the
 finished reply only (docs/decisions/streamed-reply-clean-up.md).
 
-Each piece costs what the text since the last settled place costs, not the whole reply: the
-clean text of what lies before a place where a word ends, far enough back (`LAG`) that no
-stop string or marker can reach over it, whose `*` / `_` pairs all closed before it, and
-whose clean text the whole tail's starts with, is settled and not cleaned again. A tail
-longer than `TAIL_MAX` is settled even with a mark unclosed (a lone `*`): the finished reply,
-cleaned whole, may then differ in the spaces after that mark. Framework-free."""
+Each piece costs what the text since the last settled place costs, not the whole reply: a
+place far enough back (`lag`) that no stop string, marker or name reaches over it, with every
+`*` / `_` pair before it closed, where the clean text of the part before it and of the rest
+make the clean text of the whole tail, is settled and not cleaned again. A tail longer than
+`TAIL_MAX` is settled even with a mark unclosed (a lone `*`): the finished reply, cleaned
+whole, may then differ in the spaces after that mark. With "single line" the whole text is
+cleaned again from its first line break until the first line is final (at most
+`SINGLE_LINE_TRIES` pieces). Framework-free."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import time
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from personalab.lib.reply_names import ENDOFTEXT, reply_names_cleaned, reply_stop_start_cut
@@ -27,6 +30,8 @@ from personalab.lib.reply_shape import (
 
 LAG_MAX = 4096
 TAIL_MAX = 6000
+SINGLE_LINE_TRIES = 64
+SETTLE_EVERY = 128  # characters of tail past the lag before a place is looked for
 
 
 def _cuts(names: dict[str, Any]) -> tuple[list[str], list[str]]:
@@ -53,7 +58,9 @@ class ReplyShown:
         self.stops: Sequence[str] = names["stops"] if names else ()
         self.single_line = bool((shape or {}).get("single_line"))
         self.anywhere, self.at_start = _cuts(names) if names else ([], [])
-        words = [*self.stops, *self.anywhere]
+        names_said = [f"\n{name}:" for name in (names or {}).get("others") or ()] + [
+            f"\n{(names or {}).get(key) or ''}:" for key in ("user_name", "char_name")]
+        words = [*self.stops, *self.anywhere, *names_said]
         if names and names.get("markers") is not None:
             markers = names["markers"]
             words += [line for sequence in (markers.output_sequence,
@@ -69,12 +76,20 @@ class ReplyShown:
         self.searched = 0  # how far the tail was searched for a cut
         self.frozen = False
         self.shown = ""  # the shown text after the settled part
+        self.continued = continued
+        self.raw: list[str] = []  # the whole text, kept only with "single line"
+        self.broken = False
+        self.tries = 0
 
     def feed(self, text: str) -> tuple[int, str] | None:
         """(at, text): the shown reply is now its first `at` characters, then `text`; None
         when it did not change."""
         if self.frozen or not text:
             return None
+        if self.single_line:
+            change = self._one_line(text)
+            if self.broken:
+                return change
         self.tail += text
         cut = self._cut_found()
         clean = self._clean(self.tail if cut < 0 else self.tail[:cut], end=cut < 0)
@@ -105,41 +120,63 @@ class ReplyShown:
             return 0
         start = max(0, self.searched - self.lag)
         found = [at for word in self.anywhere if (at := tail.find(word, start)) >= 0]
-        if self.single_line:
-            head = 0 if self.settled else len(tail) - len(tail.lstrip("\r\n"))
-            if (at := tail.find("\n", max(start, head))) >= 0:
-                found.append(at)
         self.searched = len(tail)
         return min(found) if found else -1
 
     def _clean(self, raw: str, *, end: bool) -> str:
         """The clean text of `raw` (a stretch of the reply), no whitespace trimmed at its ends;
         `end`: it ends the text so far, so the start of a stop string it ends in goes."""
+        return self._shaped(self._named(raw, end=end))
+
+    def _named(self, raw: str, *, end: bool) -> str:
         if end:
             raw = reply_stop_start_cut(raw, self.stops)
         text = reply_lines_trimmed(raw)
-        if self.names:
-            text = reply_names_cleaned(text, **self.names)
-        text = reply_markdown_fixed(text)
-        if self.single_line and text.strip():
-            lead = len(text) - len(text.lstrip("\r\n"))
-            text = text[:lead] + reply_single_line(text[lead:])
-        return text
+        return reply_names_cleaned(text, **self.names) if self.names else text
+
+    def _shaped(self, text: str) -> str:
+        return reply_markdown_fixed(text)
+
+    def _one_line(self, text: str) -> tuple[int, str] | None:
+        """With "single line", once a raw line break came: the whole text cleaned again each
+        piece, its first line shown, until that line cannot change (its clean text has a line
+        after it and no mark open in it) or SINGLE_LINE_TRIES pieces went by."""
+        self.raw.append(text)
+        self.broken = self.broken or "\n" in text
+        if not self.broken:
+            return None
+        self.tries += 1
+        named = self._named("".join(self.raw), end=True)
+        body = self._shaped(named).lstrip("\r\n")
+        first = named.lstrip("\r\n").split("\n", 1)[0]  # a mark open in it may pair later
+        line = reply_single_line(body)
+        line = line.rstrip() if self.continued else line.strip()
+        self.frozen = ("\n" in body and not reply_markdown_open(first)
+                       or self.tries >= SINGLE_LINE_TRIES)
+        old = self.text()
+        self.settled, self.settled_size, self.settled_spaces = [line], len(line), ""
+        self.shown = ""
+        if line == old:
+            return None
+        common = len(old) if line.startswith(old) else _common(old, line)
+        return common, line[common:]
 
     def _settle(self, clean: str, added: list[str]) -> str:
         """The tail's clean text after what can be settled of it (put in `added`) is."""
         tail = self.tail
-        place = _word_end(tail, len(tail) - self.lag)
+        if len(tail) < self.lag + SETTLE_EVERY:  # tried now and then, not at every piece
+            return clean
+        place = _place(tail, len(tail) - self.lag)
         if place <= 0:
             return clean
-        part = self._clean(tail[:place], end=False)
-        if len(tail) <= TAIL_MAX and not (clean.startswith(part)
-                                          and not reply_markdown_open(part)):
-            return clean
+        named = self._named(tail[:place], end=False)
+        part, rest = self._shaped(named), self._clean(tail[place:], end=True)
+        # (the pairs as the marks came: "* *" fixed is "**", a double mark)
+        if len(tail) <= TAIL_MAX and (part + rest != clean or reply_markdown_open(named)):
+            return clean  # the place would change what shows: a later one may not
         self.tail = tail[place:]
         self.searched = max(0, self.searched - place)
         self.at_start = []
-        rest = clean[len(part):] if clean.startswith(part) else self._clean(self.tail, end=True)
         if not self.started:
             part = part.lstrip()
         if part:
@@ -152,13 +189,44 @@ class ReplyShown:
         return rest
 
 
-def _word_end(text: str, before: int) -> int:
-    """The last place at or before `before` where a word ends (whitespace after, none before),
-    or 0."""
-    for place in range(min(before, len(text) - 1), 0, -1):
-        if text[place].isspace() and not text[place - 1].isspace():
-            return place
-    return 0
+class ReplyShownPaced:
+    """A ReplyShown fed at most `per_second` times a second, as SillyTavern redraws a
+    streaming reply (`streaming_fps`, 30 by default): the pieces between are fed together, so
+    a fast stream is not cleaned at each of its pieces; `flush` feeds what is left."""
+
+    def __init__(self, cleaner: ReplyShown, *, per_second: float = 30,
+                 clock: Callable[[], float] = time.monotonic) -> None:
+        self.cleaner, self.every, self.clock = cleaner, 1 / per_second, clock
+        self.pending: list[str] = []
+        self.fed_at = float("-inf")
+
+    def feed(self, text: str) -> tuple[int, str] | None:
+        self.pending.append(text)
+        now = self.clock()
+        if now - self.fed_at < self.every:
+            return None
+        self.fed_at = now
+        return self.flush()
+
+    def flush(self) -> tuple[int, str] | None:
+        text = "".join(self.pending)
+        self.pending.clear()
+        return self.cleaner.feed(text)
+
+
+def _place(text: str, before: int) -> int:
+    """Where to settle, at or before `before`: after a character that is not whitespace, not
+    beside a `*` or `_` (a pair's mark may be two long); a word's end when there is one near
+    (text without spaces, as Chinese, settles inside its words), else 0."""
+    place = min(before, len(text) - 1)
+    for near in range(place, max(place - 64, 0), -1):
+        if text[near].isspace() and not text[near - 1].isspace() \
+                and text[near - 1] not in "*_":
+            return near
+    while place > 0 and (text[place - 1].isspace() or text[place - 1] in "*_"
+                         or text[place] in "*_"):
+        place -= 1
+    return place
 
 
 def _common(old: str, new: str) -> int:

@@ -11,7 +11,7 @@ import pytest
 from chat.play.reply_clean import reply_stops, reply_tidied
 from personalab.lib.instruct import instruct_template_named
 from personalab.lib.reply_names import reply_stop_start_cut
-from personalab.lib.reply_stream import TAIL_MAX, ReplyShown
+from personalab.lib.reply_stream import SETTLE_EVERY, TAIL_MAX, ReplyShown, ReplyShownPaced
 
 CHAT = {"user_name": "Ann", "char_name": "Mira", "others": ["Rook"], "impersonate": False,
         "markers": None, "stops": ["\nAnn:", "\nRook:"]}
@@ -25,6 +25,8 @@ REPLIES = [
     "word " * 300 + "*x* done\nAn",
     "lone * star " + "la " * 400 + "* end<|im_e",
     "Fine.<|im_end|>\n<|im_start|>user\nAnn: more",
+    "她点点头，*慢慢地*走向门口。" * 40 + "\nMira:  她说。" * 3 + "她想了想" * 30,
+    "Fine, then. " * 12 + "\nMira:   She turns. ### Response: " + "and goes. " * 12,
 ]
 
 
@@ -35,7 +37,12 @@ def _whole(raw: str, names: dict, shape: dict | None) -> str:
                         shape=shown or None)
 
 
-@pytest.mark.parametrize("names", [CHAT, TEXT], ids=["chat", "text"])
+ALPACA = instruct_template_named("alpaca")
+SPACED = {**CHAT, "char_name": "Lady Mira", "markers": ALPACA, "stops": reply_stops(
+    {"user_name": "Ann", "character_name": "Lady Mira", "member_names": ["Rook"]}, ALPACA)}
+
+
+@pytest.mark.parametrize("names", [CHAT, TEXT, SPACED], ids=["chat", "chatml", "alpaca"])
 @pytest.mark.parametrize("shape", [None, {"single_line": True, "trim_sentences": True}])
 def test_every_piece_shows_the_text_so_far_cleaned_whole(names, shape):
     pick = random.Random(7)
@@ -56,8 +63,17 @@ def test_a_long_reply_is_not_cleaned_whole_at_each_piece():
     reply = "She walks *slowly* to the door, thinking. " * 300
     for start in range(0, len(reply), 4):
         cleaner.feed(reply[start:start + 4])
-        assert len(cleaner.tail) <= 2 * cleaner.lag  # what is cleaned again per piece
+        assert len(cleaner.tail) <= cleaner.lag + SETTLE_EVERY + 80  # cleaned again per piece
     assert cleaner.text() == _whole(reply, TEXT, None)
+
+
+def test_text_without_spaces_settles_inside_its_words():
+    cleaner = ReplyShown(names=CHAT, shape=None)
+    reply = "她点点头，*慢慢地*走向门口，没有回头。" * 200
+    for start in range(0, len(reply), 3):
+        cleaner.feed(reply[start:start + 3])
+        assert len(cleaner.tail) <= cleaner.lag + SETTLE_EVERY + 8
+    assert cleaner.text() == _whole(reply, CHAT, None)
 
 
 def test_a_lone_mark_settles_once_the_tail_is_long():
@@ -74,3 +90,15 @@ def test_a_continued_reply_keeps_its_start():
     cleaner = ReplyShown(names=CHAT, shape=None, continued=True)
     assert cleaner.feed(" and then") == (0, " and then")
     assert cleaner.feed(" left.\nAnn: wait") == (9, " left.")
+
+
+def test_a_fast_stream_is_cleaned_at_most_thirty_times_a_second():
+    # As SillyTavern redraws a streaming reply (streaming_fps): the pieces between go together.
+    now = [0.0]
+    paced = ReplyShownPaced(ReplyShown(names=CHAT, shape=None), clock=lambda: now[0])
+    assert paced.feed("Mira: Hel") == (0, "Hel")
+    now[0] = 0.01
+    assert paced.feed("lo") is None and paced.feed(" the") is None
+    now[0] = 0.05
+    assert paced.feed("re.\nAnn:") == (3, "lo there.")
+    assert paced.feed(" hi") is None and paced.flush() is None  # cut: nothing more shows
