@@ -129,7 +129,7 @@ class ChatConsumer(AsyncJsonWebsocketConsumer):
             if text is None:  # a missed token: the file has it and everything before it
                 await self._send_snapshot()
                 return
-            if not text:
+            if not text and "shown" not in event:  # (the last shown update has no text)
                 return
             event = {**event, "content": text}
         elif event.get("type") == "done":

@@ -31,6 +31,7 @@ from personalab.lib.reply_shape import (
 LAG_MAX = 4096
 TAIL_MAX = 6000
 SINGLE_LINE_TRIES = 64
+SHOWN_PER_SECOND = 30  # SillyTavern's default streaming_fps
 SETTLE_EVERY = 128  # characters of tail past the lag before a place is looked for
 
 
@@ -194,9 +195,10 @@ class ReplyShownPaced:
     streaming reply (`streaming_fps`, 30 by default): the pieces between are fed together, so
     a fast stream is not cleaned at each of its pieces; `flush` feeds what is left."""
 
-    def __init__(self, cleaner: ReplyShown, *, per_second: float = 30,
+    def __init__(self, cleaner: ReplyShown, *, per_second: float | None = None,
                  clock: Callable[[], float] = time.monotonic) -> None:
-        self.cleaner, self.every, self.clock = cleaner, 1 / per_second, clock
+        self.cleaner, self.clock = cleaner, clock
+        self.every = 1 / (per_second or SHOWN_PER_SECOND)
         self.pending: list[str] = []
         self.fed_at = float("-inf")
 

@@ -14,6 +14,7 @@ from asgiref.sync import sync_to_async
 
 from chat.models import ApiToken
 from library.personas.services import persona_create
+from personalab.lib import reply_stream
 from tests.group_turns import turn_said
 from tests.socket_tabs import events_until_done, tab_connect
 from tests.stub_llm import Reply
@@ -46,21 +47,29 @@ def _newest_reply(store, instance_id) -> str:
     return lines[-1]["content"]
 
 
-async def test_a_streaming_reply_is_shown_cleaned_as_it_comes(alice, store, played, use_stub):
-    use_stub.script(Reply(RAW, chunk_size=2))
+async def test_a_streaming_reply_is_shown_cleaned_as_it_comes(alice, store, played, use_stub,
+                                                              monkeypatch):
+    # Shown once at the first piece, then at the end: what came after goes in a last token.
+    monkeypatch.setattr(reply_stream, "SHOWN_PER_SECOND", 1e-6)
+    use_stub.script(Reply(RAW, chunk_size=2, delay=0.005))
     communicator, _ = await tab_connect(alice, played)
+    follower, _ = await tab_connect(alice, played)  # another tab, open before the reply
     await communicator.send_json_to({"type": "send", "content": "付钱吧。"})
     events = await events_until_done(communicator)
+    followed = await events_until_done(follower)
     await communicator.disconnect()
+    await follower.disconnect()
     tokens = [event for event in events if event["type"] == "token"]
     assert "".join(event["content"] for event in tokens) == RAW
     seen = _shown(tokens)
     # (a name's first letters may show until its colon comes, as there)
     assert not any("Alserqi:" in text or "Mira:" in text or text != text.strip()
                    for text in seen)
-    assert "*nods*" in seen[len(seen) // 2]  # its spaces gone once the pair closed
+    if sum(1 for event in tokens if event["content"]) > 1:  # (a loaded machine reads once)
+        assert tokens[-1]["content"] == "" and "shown" in tokens[-1]
     final = await sync_to_async(_newest_reply)(store, played)
     assert seen[-1] == final == "*nods*  I pay.\nWe go."
+    assert _shown([event for event in followed if event["type"] == "token"])[-1] == final
 
 
 async def test_server_sent_events_carry_the_reply_as_shown(async_client, alice, store, played,
