@@ -50,9 +50,15 @@ def _export(gates, account: str, name: str, results: dict) -> threading.Thread:
 
 
 def _waiting(count: int) -> bool:
-    with export_process._held_changed:
-        return export_process._held_changed.wait_for(
-            lambda: len(export_process._waiting) >= count, timeout=60)
+    """Whether `count` exports wait for a worker, within a minute. Polled: an export that joins
+    the wait notifies no one, so a plain wait on the condition slept out its whole minute."""
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        with export_process._held_changed:
+            if len(export_process._waiting) >= count:
+                return True
+        time.sleep(0.02)
+    return False
 
 
 def _both_workers_taken(gates, results: dict) -> list[threading.Thread]:
