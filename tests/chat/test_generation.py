@@ -11,6 +11,7 @@ from chat.play.turn import turn_run
 from chat.services.errors import InstanceUpdateError
 from chat.services.generation import generation_defaults_update
 from chat.services.instance_settings import instance_update
+from library.character_services import character_save
 from personalab.lib.generation import GenerationError, generation_from_st_preset, generation_update
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -220,8 +221,6 @@ def test_a_stop_string_its_macros_fill_long_is_cut(store, alice, character, inst
     # A card field (or a 100,000-character variable) in a stop string was sent whole and read
     # for its start at the reply's end, quadratic in its length: 16 of 100,000 characters took
     # 11 s of CPU for each reply, and each streamed piece of an impersonation.
-    from library.character_services import character_save
-
     character_save(store, user=alice, character_id=character, data={
         "name": "Alserqi", "base_persona": "废土" * 10_000, "greeting": "", "tags": "",
         "visibility": "shared"})
