@@ -351,17 +351,34 @@ async def _stream_reply(store: FileStore, ctx: TurnContext,
     async def push_reasoning(text: str) -> None:
         await emit(named({"type": "reasoning", "content": text}))
 
+    # One event at a time: the shown text's changes apply in the order they were worked out.
+    in_order = asyncio.Lock()
+    late: list[asyncio.Task] = []  # the one update held back, if any
+
+    async def push_late() -> None:
+        """What a paced update held back, shown once its interval is over though no piece came
+        after it: a model that paused left the player reading text that was stale."""
+        await asyncio.sleep(cleaner.every)
+        async with in_order:
+            if (change := cleaner.flush()) is not None:
+                await emit({"type": "token", "content": "", "offset": offset,
+                            "shown_at": change[0], "shown": change[1]})
+
     async def push(text: str) -> None:
         nonlocal offset
         if not first_token_ms:
             first_token_ms.append(_ms(started))
-        # The character offset lets a follower that joined mid-reply skip what the file gave it.
-        event = named({"type": "token", "content": text, "offset": offset})
-        # The reply as the player sees it: its first `shown_at` characters, then `shown`.
-        if (change := cleaner.feed(text)) is not None:
-            event["shown_at"], event["shown"] = change
-        offset += len(text)
-        await emit(event)
+        async with in_order:
+            # The character offset lets a follower that joined mid-reply skip what the file
+            # gave it.
+            event = named({"type": "token", "content": text, "offset": offset})
+            # The reply as the player sees it: its first `shown_at` characters, then `shown`.
+            if (change := cleaner.feed(text)) is not None:
+                event["shown_at"], event["shown"] = change
+            elif not late or late[0].done():
+                late[:] = [asyncio.create_task(push_late())]
+            offset += len(text)
+            await emit(event)
 
     flags: dict[str, Any] = {}
     limit = settings.PERSONALAB_MAX_REPLY_CHARS
@@ -376,9 +393,12 @@ async def _stream_reply(store: FileStore, ctx: TurnContext,
             flags["interrupted"] = True
         with contextlib.suppress(asyncio.CancelledError):
             await pump_task
-        if (change := cleaner.flush()) is not None:  # what came since the last update
-            await emit(named({"type": "token", "content": "", "offset": offset,
-                              "shown_at": change[0], "shown": change[1]}))
+        async with in_order:  # a held-back update being sent ends first
+            for task in late:
+                task.cancel()
+            if (change := cleaner.flush()) is not None:  # what came since the last update
+                await emit(named({"type": "token", "content": "", "offset": offset,
+                                  "shown_at": change[0], "shown": change[1]}))
     except asyncio.CancelledError:
         pump_task.cancel()
         _finish_line(writer, {"interrupted": True})  # here, not in a thread: we are being stopped
@@ -392,6 +412,8 @@ async def _stream_reply(store: FileStore, ctx: TurnContext,
         flags["error"] = f"{type(exc).__name__}: {exc}"
     finally:
         stop_task.cancel()
+        for task in late:  # a stream that failed shows no update after its end
+            task.cancel()
     return writer, flags, (first_token_ms[0] if first_token_ms else None)
 
 

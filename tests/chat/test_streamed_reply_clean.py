@@ -72,6 +72,28 @@ async def test_a_streaming_reply_is_shown_cleaned_as_it_comes(alice, store, play
     assert _shown([event for event in followed if event["type"] == "token"])[-1] == final
 
 
+async def test_a_reply_that_pauses_shows_what_came_before_the_pause(alice, store, played,
+                                                                   use_stub, monkeypatch):
+    # Updates at most twice a second: the pieces before the pause come within one interval, so
+    # all but the first were held back, and the player read "Wa" for as long as the model paused
+    # (a browser test caught it: the reply stood still at its hold).
+    monkeypatch.setattr(reply_stream, "SHOWN_PER_SECOND", 2)
+    text = "Wave 1 rolls in over the glass harbor."
+    use_stub.script(Reply(text, chunk_size=2, delay=0.01, held_after=5))
+    communicator, _ = await tab_connect(alice, played)
+    await communicator.send_json_to({"type": "send", "content": "Tell it."})
+    tokens: list[dict] = []
+    while not _shown(tokens) or _shown(tokens)[-1] != text[:10]:
+        event = await communicator.receive_json_from(timeout=10)  # the hold lasts 60 s
+        if event["type"] == "token":
+            tokens.append(event)
+    use_stub.release()
+    events = await events_until_done(communicator)
+    await communicator.disconnect()
+    tokens += [event for event in events if event["type"] == "token"]
+    assert _shown(tokens)[-1] == text
+
+
 async def test_server_sent_events_carry_the_reply_as_shown(async_client, alice, store, played,
                                                            use_stub):
     token = await sync_to_async(ApiToken.issue)(alice)
