@@ -56,6 +56,11 @@ def scope_language(scope: dict) -> str:
                            accepted=headers.get(b"accept-language", b"").decode("latin-1"))
 
 
+def _follow_failure_logged(task: asyncio.Task) -> None:
+    if not task.cancelled() and task.exception() is not None:  # the chat goes on without it
+        log.error("the index could not follow the chat's files", exc_info=task.exception())
+
+
 class ChatConsumer(AsyncJsonWebsocketConsumer):
     async def dispatch(self, message: dict) -> None:
         """As channels' own, without its `close_old_connections` hop to the sync thread before
@@ -74,6 +79,7 @@ class ChatConsumer(AsyncJsonWebsocketConsumer):
         self.aside_task: asyncio.Task | None = None
         self.aside_stop = asyncio.Event()
         self.stop_event = asyncio.Event()
+        self.files_following: asyncio.Task | None = None
         self.actions = ActionWindow(settings.PERSONALAB_SOCKET_ACTIONS_PER_MINUTE)
         user = self.scope.get("user")
         if user is None or not user.is_authenticated:
@@ -89,9 +95,18 @@ class ChatConsumer(AsyncJsonWebsocketConsumer):
         self.counted = user.pk
         await self.accept()
         await self._follow()
-        # Whatever the files hold and the index missed is indexed before the next question
-        # (the keyword side at once, even while an import's fill runs).
-        await asyncio.to_thread(files_follow, get_store(), instance_id=self.instance_id)
+        # Whatever the files hold and the index missed is indexed before this socket's next
+        # question (the keyword side at once, even while an import's fill runs). Not awaited
+        # here: the consumer handles nothing else until `connect` returns, and a follower whose
+        # worker was still opening its index got a whole reply in one burst after it ended.
+        self.files_following = asyncio.create_task(
+            asyncio.to_thread(files_follow, get_store(), instance_id=self.instance_id))
+        self.files_following.add_done_callback(_follow_failure_logged)
+
+    async def _files_followed(self) -> None:
+        """Before a question: what `connect` asked the index to follow is queued."""
+        if self.files_following is not None:
+            await asyncio.wait([self.files_following])  # never raises; a failure is logged
 
     async def _follow(self) -> None:
         """Join the instance's followers first, then read the file: a token published in
@@ -234,6 +249,7 @@ class ChatConsumer(AsyncJsonWebsocketConsumer):
 
     async def _turn_told(self, text, *, regenerate: bool, continue_reply: bool,
                          speaker=None) -> None:
+        await self._files_followed()
         try:
             emit = emit_published(self.instance_id, self._emit, origin=self.channel_name)
             if regenerate or continue_reply:
@@ -258,6 +274,7 @@ class ChatConsumer(AsyncJsonWebsocketConsumer):
         self.turn_task = asyncio.create_task(self._run_impersonate())
 
     async def _run_impersonate(self) -> None:
+        await self._files_followed()
         try:
             result = await impersonate_run(get_store(), instance_id=self.instance_id,
                                            emit=self._emit, stop=self.stop_event)
@@ -294,6 +311,7 @@ class ChatConsumer(AsyncJsonWebsocketConsumer):
         self.aside_task = asyncio.create_task(self._run_aside(content))
 
     async def _run_aside(self, content: dict) -> None:
+        await self._files_followed()
         try:
             result = await aside_run(get_store(), instance_id=self.instance_id,
                                      speaker=content.get("speaker"),

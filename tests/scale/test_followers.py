@@ -36,6 +36,63 @@ async def test_a_second_tab_follows_the_reply_live(alice, instance, use_stub, st
     assert store.session_read(instance, "sess_001").messages[-1]["content"] == reply
 
 
+async def test_a_tab_whose_index_is_slow_to_follow_the_files_still_follows_live(
+        alice, instance, use_stub, monkeypatch):
+    # CI: a follower's worker still opening its index held the socket's `connect`, and every
+    # relayed token waited behind it: the whole reply came in one burst after it ended.
+    from chat.live import consumers
+
+    released, calls = threading.Event(), []
+
+    def slow_for_the_second_tab(store, *, instance_id):
+        calls.append(instance_id)
+        if len(calls) == 2:
+            released.wait(timeout=30)
+
+    monkeypatch.setattr(consumers, "files_follow", slow_for_the_second_tab)
+    reply = "她把灯笼举高了一点。" * 5
+    use_stub.script(Reply(reply, chunk_size=3, delay=0.01))
+    sender, follower = await tab_open(alice, instance), await tab_open(alice, instance)
+    try:
+        await sender.send_json_to({"type": "send", "content": "门后是谁？"})
+        sent = await events_until_reply_done(sender)
+        followed = await events_until_reply_done(follower, timeout=5)
+    finally:
+        released.set()
+    await sender.disconnect()
+    await follower.disconnect()
+    assert followed_text(followed) == reply == followed_text(sent)
+    assert len(calls) == 2
+
+
+async def test_a_question_waits_until_the_opened_chat_s_files_are_queued_for_the_index(
+        alice, instance, use_stub, monkeypatch):
+    from chat.live import consumers
+
+    released, started_after_release = threading.Event(), []
+    turn = consumers.conversation_turn
+
+    def held(store, *, instance_id):
+        released.wait(timeout=30)
+
+    async def watched_turn(*args, **kwargs):
+        started_after_release.append(released.is_set())
+        return await turn(*args, **kwargs)
+
+    monkeypatch.setattr(consumers, "files_follow", held)
+    monkeypatch.setattr(consumers, "conversation_turn", watched_turn)
+    use_stub.script(Reply("here.", chunk_size=5))
+    tab = await tab_open(alice, instance)
+    try:
+        await tab.send_json_to({"type": "send", "content": "anyone?"})
+        await asyncio.sleep(0.3)
+    finally:
+        released.set()
+    assert followed_text(await events_until_reply_done(tab)) == "here."
+    await tab.disconnect()
+    assert started_after_release == [True]
+
+
 async def test_a_lone_tab_s_reply_does_not_go_round_the_layer_and_a_second_tab_s_does(
         alice, instance, use_stub, monkeypatch):
     from channels.layers import InMemoryChannelLayer, get_channel_layer
@@ -70,14 +127,17 @@ async def test_a_tab_joining_mid_reply_gets_the_file_then_live_tokens_without_ga
     use_stub.script(Reply(reply, chunk_size=1, delay=0.01))
     sender = await tab_open(alice, instance)
     await sender.send_json_to({"type": "send", "content": "讲下去"})
-    for _ in range(20):
-        assert (await sender.receive_json_from(timeout=5))["type"] == "token"
+    sent = ""
+    while len(sent) < 20:  # (a token event may carry only a shown update, no new text)
+        event = await sender.receive_json_from(timeout=5)
+        assert event["type"] == "token"
+        sent += event["content"]
     follower = await tab_open(alice, instance)
     followed = await events_until_reply_done(follower)
     await events_until_reply_done(sender)
     await sender.disconnect()
     await follower.disconnect()
-    assert followed[0]["type"] == "stream" and len(followed[0]["content"]) >= 20
+    assert followed[0]["type"] == "stream" and len(followed[0]["content"]) >= len(sent)
     assert followed_text(followed) == reply
     assert any(e["type"] == "token" for e in followed)
 
