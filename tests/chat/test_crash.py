@@ -58,10 +58,11 @@ def server_env(tmp_path, stub_llm, prepared_data):
 
 def _kill_9_mid_stream(env, data, token, query: str, killed_after,
                       then=None) -> tuple[dict, Path]:
-    """A streamed turn on a Daphne process killed with SIGKILL once `killed_after(kinds)`
-    says so (kinds: the SSE event names read so far), then a restarted server's answer for
-    the reply; and the session file. `then(get, current)`: more asked of the restarted server
-    (`get(path)`: its JSON answer)."""
+    """A streamed turn on a Daphne process killed with SIGKILL once `killed_after(kinds,
+    text)` says so (kinds: the SSE event names read so far; text: the reply's characters they
+    carried, as a token event may carry only a shown update), then a restarted server's answer
+    for the reply; and the session file. `then(get, current)`: more asked of the restarted
+    server (`get(path)`: its JSON answer)."""
     port = _free_port()
     server = _daphne(env, port)
     request = urllib.request.Request(
@@ -71,10 +72,14 @@ def _kill_9_mid_stream(env, data, token, query: str, killed_after,
     try:
         with urllib.request.urlopen(request, timeout=20) as response:
             kinds: list[str] = []
-            while not killed_after(kinds):
+            text = ""
+            while not killed_after(kinds, text):
                 line = response.readline()
+                assert line, f"the reply ended before the kill: {kinds}"
                 if line.startswith(b"event: "):
                     kinds.append(line[7:].decode().strip())
+                elif line.startswith(b"data: ") and kinds[-1:] == ["token"]:
+                    text += json.loads(line[6:])["content"]
             os.kill(server.pid, signal.SIGKILL)
     finally:
         server.wait(timeout=10)
@@ -113,7 +118,7 @@ class CutReply:
 
 @pytest.fixture(scope="module")
 def cut_reply(tmp_path_factory, prepared_data) -> Iterator[CutReply]:
-    """One reply cut by kill -9 after 20 streamed tokens and read back from a restarted
+    """One reply cut by kill -9 after 20 streamed characters and read back from a restarted
     server, shared by the tests of what survives it: each Daphne start costs seconds of CPU
     (issue 31), and the tests only read what the cut left."""
     stub = StubLLM()
@@ -124,7 +129,7 @@ def cut_reply(tmp_path_factory, prepared_data) -> Iterator[CutReply]:
         stub.script(Reply("断" * 400, chunk_size=1, delay=0.02))
         traces: list[dict] = []
         current, session = _kill_9_mid_stream(
-            env, copy.data, copy.token, "说下去", lambda kinds: kinds.count("token") >= 20,
+            env, copy.data, copy.token, "说下去", lambda kinds, text: len(text) >= 20,
             then=lambda get, current: traces.append(
                 get(f"/api/v1/traces/{current['trace_id']}")))
         lines = [json.loads(line) for line in session.read_text(encoding="utf-8").splitlines()]
@@ -158,11 +163,10 @@ def test_kill_9_after_reasoning_that_came_mid_reply_keeps_that_reasoning(server_
               *(("content", "。") for _ in range(300)))
     stub_llm.script(Reply("", deltas=deltas, delay=0.02))
 
-    def three_tokens_after_the_reasoning(kinds: list[str]) -> bool:
-        return "reasoning" in kinds and kinds[kinds.index("reasoning"):].count("token") >= 3
+    def content_after_the_reasoning(kinds: list[str], text: str) -> bool:
+        return "reasoning" in kinds and len(text) >= len("门开了她退后一步。")
 
-    current, session = _kill_9_mid_stream(env, data, token, "谁?",
-                                          three_tokens_after_the_reasoning)
+    current, session = _kill_9_mid_stream(env, data, token, "谁?", content_after_the_reasoning)
     assert current["interrupted"] is True and current["content"].startswith("门开了她退后一步")
     line = json.loads(session.read_text(encoding="utf-8").splitlines()[-1])
     assert line["reasoning"] == "他带着刀吗?" and "刀" not in line["content"]
