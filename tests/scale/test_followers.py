@@ -11,6 +11,7 @@ from asgiref.sync import sync_to_async
 from channels.testing import WebsocketCommunicator
 from django.test import Client
 
+from chat.live import consumers
 from chat.live.followers import FollowCursor
 from personalab.asgi import application
 from personalab.settings import redis_channel_layer
@@ -40,8 +41,6 @@ async def test_a_tab_whose_index_is_slow_to_follow_the_files_still_follows_live(
         alice, instance, use_stub, monkeypatch):
     # CI: a follower's worker still opening its index held the socket's `connect`, and every
     # relayed token waited behind it: the whole reply came in one burst after it ended.
-    from chat.live import consumers
-
     released, calls = threading.Event(), []
 
     def slow_for_the_second_tab(store, *, instance_id):
@@ -67,8 +66,6 @@ async def test_a_tab_whose_index_is_slow_to_follow_the_files_still_follows_live(
 
 async def test_a_question_waits_until_the_opened_chat_s_files_are_queued_for_the_index(
         alice, instance, use_stub, monkeypatch):
-    from chat.live import consumers
-
     released, started_after_release = threading.Event(), []
     turn = consumers.conversation_turn
 
