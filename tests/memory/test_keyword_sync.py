@@ -13,6 +13,7 @@ from asgiref.sync import sync_to_async
 from channels.testing import WebsocketCommunicator
 from django.test import Client
 
+from chat.live import consumers
 from memory import runtime
 from personalab.asgi import application
 from tests.memory.memory_turns import history_recalled, memory_turn_run
@@ -24,7 +25,16 @@ pytestmark = pytest.mark.django_db(transaction=True)
 NEW = "My cousin Theodora breeds alpacas near Cusco."
 
 
-async def _chat_open(user, instance_id):
+async def _chat_open(user, instance_id, monkeypatch):
+    """A tab opens the chat; returns once the chat-open sync has been asked for (the socket
+    asks on a task of its own, awaited only by its first question)."""
+    asked = threading.Event()
+
+    def follow_asked(store, *, instance_id):
+        runtime.files_follow(store, instance_id=instance_id)
+        asked.set()
+
+    monkeypatch.setattr(consumers, "files_follow", follow_asked)
     client = Client()
     await sync_to_async(client.force_login)(user)
     headers = [(b"origin", b"http://127.0.0.1:8000"), (b"host", b"127.0.0.1:8000"),
@@ -33,9 +43,7 @@ async def _chat_open(user, instance_id):
                                          headers=headers)
     connected, _ = await communicator.connect()
     assert connected
-    # A frame is answered only once connect() is done, and with it the chat-open sync's call.
-    await communicator.send_to(text_data="{")
-    assert (await communicator.receive_json_from(timeout=10))["code"] == "bad_json"
+    assert await asyncio.to_thread(asked.wait, 10)
     await communicator.disconnect()
 
 
@@ -55,14 +63,14 @@ def _restore_by_hand(store, instance, session):
 
 
 def test_a_file_restored_by_hand_is_followed_on_the_keyword_side_when_the_chat_opens(
-        store, instance, alice, memory_on, use_stub):
+        store, instance, alice, memory_on, use_stub, monkeypatch):
     result, _ = asyncio.run(memory_turn_run(store, instance, KEPT))
     runtime.drain()  # embedded: the dense side holds the old text
     release = threading.Event()
     runtime.schedule(release.wait, 60)  # an import's fill holds the memory worker
     try:
         _restore_by_hand(store, instance, result.session_id)
-        asyncio.run(_chat_open(alice, instance))
+        asyncio.run(_chat_open(alice, instance, monkeypatch))
         runtime.live_drain()
         assert NEW in history_recalled(store, instance, "Who breeds alpacas near Cusco?")
         assert EDITED in history_recalled(store, instance, "What did I bury under the old oak?")
