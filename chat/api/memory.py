@@ -13,7 +13,7 @@ from django.http import HttpRequest
 from django.utils.translation import gettext_noop
 from ninja import Router, Status
 
-from chat.play.account_turns import AccountTurnsBusy, account_turn_held
+from chat.play.account_turns import account_turn_awaited
 from chat.play.regex_scripts import lines_for_model
 from chat.services.instances import instance_for_user
 from chat.services.memory_actions import memory_action, provider_fitted
@@ -170,10 +170,10 @@ async def recaps_rebuild(request: HttpRequest, instance_id: str):
     await sync_to_async(instance_for_user)(request.auth, instance_id)
     store = get_store()
     lock = store.instance_lock(instance_id).acquire()
-    held = contextlib.ExitStack()
+    held = contextlib.AsyncExitStack()
     try:
-        held.enter_context(account_turn_held(store, instance_id))  # the model's work at once
-    except AccountTurnsBusy:
+        await held.enter_async_context(account_turn_awaited(store, instance_id))  # at once
+    except BaseException:  # AccountTurnsBusy, or the request cancelled meanwhile
         lock.release()
         raise
     # Its stage, for a page to poll (`instance_memory_progress`), as summarize's.
@@ -188,8 +188,10 @@ async def recaps_rebuild(request: HttpRequest, instance_id: str):
             progress=lambda text, values=None: runtime.progress_set(instance_id, text, values))
     finally:
         runtime.progress_set(instance_id, None)
-        held.close()
-        lock.release()
+        try:
+            await held.aclose()
+        finally:
+            lock.release()
 
 
 @router.post(BASE + "/summaries/{session_id}/checked", response=dict[str, Any],

@@ -72,7 +72,7 @@ async def conversation_turn(store: FileStore, *, instance_id: str, user_text: st
     if user_text is not None:
         user_text = turn.validate_user_text(user_text)
     stop = stop or asyncio.Event()
-    with turn.instance_locked(store, instance_id):
+    async with turn.instance_locked(store, instance_id):
         ready = await thread_whole(_turn_begin, store, instance_id=instance_id,
                                         user_text=user_text, speaker=speaker, provider=provider)
         if ready is not None:

@@ -9,22 +9,25 @@ SHARED_SECONDS): one more is then refused at once, before anything is written. A
 on the server is not held to it, so a load run of many players under one account, or a writer
 batch-playing their own chats at night, uses the whole server as before. With REDIS_URL the
 count is every process's (chat/play/account_turns_shared.py); when Redis cannot be reached it
-falls back to this process's own."""
+falls back to this process's own. A coroutine enters it through `account_turn_awaited`: with
+Redis the look and the give run on a thread, not on the event loop."""
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 import logging
 import threading
 import time
 from collections import Counter
-from collections.abc import Iterator
+from collections.abc import AsyncIterator, Iterator
 
 from django.conf import settings
 
 from chat.play.account_turns_shared import shared_turns
 from personalab.lib.errors import AppError
 from personalab.lib.filestore.store import FileStore
+from personalab.lib.uncancelled import thread_whole
 
 log = logging.getLogger(__name__)
 
@@ -84,6 +87,28 @@ def account_turn_held(store: FileStore, instance_id: str) -> Iterator[None]:
             if _running[owner] <= 0:
                 del _running[owner]
             _last_active[owner] = time.monotonic()
+
+
+@contextlib.asynccontextmanager
+async def account_turn_awaited(store: FileStore, instance_id: str) -> AsyncIterator[None]:
+    """`account_turn_held` for a coroutine. With REDIS_URL it is taken and given back on a
+    thread: on the event loop, a Redis that stopped answering held every account's requests
+    up to the client's 5 s timeout, twice a turn (tenth red-team pass). Without Redis it is a
+    counter under a lock, kept on the loop (a thread hop costs more under load)."""
+    if not getattr(settings, "REDIS_URL", ""):
+        with account_turn_held(store, instance_id):
+            yield
+        return
+    held = contextlib.ExitStack()
+    try:
+        await thread_whole(held.enter_context, account_turn_held(store, instance_id))
+    except asyncio.CancelledError:  # taken meanwhile, maybe: given back before it is raised
+        await thread_whole(held.close)
+        raise
+    try:
+        yield
+    finally:
+        await thread_whole(held.close)
 
 
 def _shared_taken(url: str, owner: str, limit: int) -> str | None:

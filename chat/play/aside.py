@@ -110,7 +110,7 @@ async def aside_run(store: FileStore, *, instance_id: str, speaker: Any, content
     LLM ends in an answer with `error` set; `stop` ends it early, keeping what came (nothing
     is written to the story either way)."""
     text = validate_user_text(content)
-    with account_turn_or_refused(store, instance_id):
+    async with account_turn_or_refused(store, instance_id):
         return await _aside_answered(store, instance_id=instance_id, speaker=speaker, text=text,
                                      emit=emit, provider=provider, stop=stop)
 

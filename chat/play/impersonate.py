@@ -135,7 +135,7 @@ async def impersonate_run(store: FileStore, *, instance_id: str, emit: Emit,
     finished one is); returns it whole. Refused (busy, prompt too long) before anything
     streams; a failing LLM ends in a result with `error`; `stop` ends it early, keeping what
     came."""
-    with instance_locked(store, instance_id):
+    async with instance_locked(store, instance_id):
         plan = await thread_whole(impersonate_plan, store, instance_id=instance_id)
         provider = provider or await thread_whole(turn_context.provider_current, store)
         # The template may be read from the files: off the event loop.

@@ -15,7 +15,7 @@ from typing import Any, Awaitable, Callable
 from django.conf import settings
 
 from chat.play import context as turn_context
-from chat.play.account_turns import AccountTurnsBusy, account_turn_held
+from chat.play.account_turns import AccountTurnsBusy, account_turn_awaited
 from chat.play.regex_scripts import lines_for_model
 from chat.play.window import turn_window
 from chat.selectors import memory_settings_effective
@@ -64,13 +64,13 @@ async def recaps_roll_now(store: FileStore, instance_id: str, provider: Provider
     # The roll calls the model after its turn gave back the account's count (ninth red-team
     # pass: a flood of fifth turns ran their rolls uncounted). One refused is skipped: the next
     # roll takes those turns too.
-    held = contextlib.ExitStack()
+    held = contextlib.AsyncExitStack()
     try:
-        held.enter_context(account_turn_held(store, instance_id))
+        await held.enter_async_context(account_turn_awaited(store, instance_id))
     except AccountTurnsBusy:
         log.info("recap roll of %s skipped: its account has its replies at once", instance_id)
         return
-    with held:
+    async with held:
         await _rolled_now(store, instance_id, provider, emit, settings_)
 
 

@@ -14,7 +14,7 @@ import secrets
 import time
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
-from typing import Any, AsyncIterator, Awaitable, Callable, Iterator
+from typing import Any, AsyncIterator, Awaitable, Callable
 
 from channels.db import database_sync_to_async
 from django.conf import settings
@@ -22,7 +22,7 @@ from django.conf import settings
 from chat.groups.speaker_shown import speaker_shown
 from chat.groups.speakers import Pick
 from chat.play import context as turn_context
-from chat.play.account_turns import AccountTurnsBusy, account_turn_held
+from chat.play.account_turns import AccountTurnsBusy, account_turn_awaited
 from chat.play.overflow import RETRIES, overflow_learn
 from chat.play.prompt_refusal import prompt_refusal_said
 from chat.play.recap_roll import recaps_roll
@@ -124,7 +124,7 @@ async def turn_run(store: FileStore, *, instance_id: str, user_text: str, emit: 
     if not (regenerate or continue_reply or trigger):
         user_text = validate_user_text(user_text)
     stop = stop or asyncio.Event()
-    with instance_locked(store, instance_id):
+    async with instance_locked(store, instance_id):
         result = await turn_locked(store, instance_id=instance_id, user_text=user_text,
                                    emit=emit, stop=stop, provider=provider,
                                    regenerate=regenerate, continue_reply=continue_reply,
@@ -133,8 +133,8 @@ async def turn_run(store: FileStore, *, instance_id: str, user_text: str, emit: 
     return result
 
 
-@contextlib.contextmanager
-def instance_locked(store: FileStore, instance_id: str) -> Iterator[None]:
+@contextlib.asynccontextmanager
+async def instance_locked(store: FileStore, instance_id: str) -> AsyncIterator[None]:
     """The instance lock for a turn or a round; held by someone else, the turn is refused.
     Inside, a query text is embedded once (queries_once): recall, the director's fallback and
     every member of a round search the player's line, and each embedded it again (on a busy
@@ -146,21 +146,22 @@ def instance_locked(store: FileStore, instance_id: str) -> Iterator[None]:
     except LockUnavailable as exc:
         raise TurnRefused(exc.message, code=exc.code, status=exc.status) from None
     try:
-        with account_turn_or_refused(store, instance_id), queries_once():
-            yield
+        async with account_turn_or_refused(store, instance_id):
+            with queries_once():
+                yield
     finally:
         lock.release()
 
 
-@contextlib.contextmanager
-def account_turn_or_refused(store: FileStore, instance_id: str) -> Iterator[None]:
+@contextlib.asynccontextmanager
+async def account_turn_or_refused(store: FileStore, instance_id: str) -> AsyncIterator[None]:
     """One of the chat owner's replies at once (chat/play/account_turns.py), or TurnRefused."""
-    held = contextlib.ExitStack()
+    held = contextlib.AsyncExitStack()
     try:
-        held.enter_context(account_turn_held(store, instance_id))
+        await held.enter_async_context(account_turn_awaited(store, instance_id))
     except AccountTurnsBusy as exc:
         raise TurnRefused(exc.message, code=exc.code, status=exc.status) from None
-    with held:
+    async with held:
         yield
 
 

@@ -8,7 +8,7 @@ import contextlib
 from asgiref.sync import sync_to_async
 from django.utils.translation import gettext_noop
 
-from chat.play.account_turns import AccountTurnsBusy, account_turn_held
+from chat.play.account_turns import account_turn_awaited
 from chat.play.context import provider_current
 from chat.play.regex_scripts import lines_for_model
 from chat.play.window import turn_window
@@ -40,9 +40,9 @@ async def memory_action(instance_id: str, action: str, progress=None, *,
     store = get_store()
     lock = store.instance_lock(instance_id).acquire()
     try:
-        held = contextlib.ExitStack()
-        held.enter_context(account_turn_held(store, instance_id))  # the model's work at once
-    except AccountTurnsBusy:
+        held = contextlib.AsyncExitStack()
+        await held.enter_async_context(account_turn_awaited(store, instance_id))  # at once
+    except BaseException:  # AccountTurnsBusy, or the request cancelled meanwhile
         lock.release()
         raise
     progress = progress or (lambda text, values=None: runtime.progress_set(instance_id, text,
@@ -66,8 +66,10 @@ async def memory_action(instance_id: str, action: str, progress=None, *,
                                                  last_n_turns=last_n, character_id=character_id,
                                                  prompt_tokens=window.prompt_room, shown=shown)
     finally:
-        held.close()
-        lock.release()
+        try:
+            await held.aclose()
+        finally:
+            lock.release()
         runtime.progress_set(instance_id, None)
     # A server killed before this line: instances_index_catch_up at its next start.
     await sync_to_async(instance_index)(store, instance_id)

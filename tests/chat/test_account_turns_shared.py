@@ -4,14 +4,17 @@ one (ninth red-team pass). Another process is a second client of the same redis-
 
 from __future__ import annotations
 
+import asyncio
+import threading
 from collections import Counter
 
 import pytest
 import redis
 
-from chat.play import account_turns
+from chat.play import account_turns, account_turns_shared
 from chat.play.account_turns import AccountTurnsBusy, account_turn_held
 from chat.play.account_turns_shared import RUNNING, SharedTurns
+from chat.play.turn import instance_locked
 from chat.services.instances import instance_create
 from tests.redis_server import redis_server, redis_url  # noqa: F401 — fixtures
 
@@ -68,3 +71,43 @@ def test_redis_gone_the_count_is_this_processs(settings, store, alice, bob, char
         with pytest.raises(AccountTurnsBusy):
             with account_turn_held(store, hers[1]):
                 pass
+
+
+class _SilentRedis:
+    """A Redis that answers only once the event loop has run meanwhile (at most 2 s): on the
+    loop, the count's call held it, every account's requests, up to the client's timeout."""
+
+    def __init__(self) -> None:
+        self.loop_ran = threading.Event()
+        self.calls: list[bool] = []  # per call: whether the loop ran while it waited
+
+    def eval(self, script, *args):
+        self.calls.append(self.loop_ran.wait(2))
+        self.loop_ran.clear()
+        return 1
+
+
+def test_the_shared_count_is_asked_off_the_event_loop(settings, store, alice, character,
+                                                      monkeypatch):
+    """Tenth red-team pass: a Redis that stopped answering stalled the whole server."""
+    settings.REDIS_URL = "redis://127.0.0.1:1/0"
+    settings.PERSONALAB_TURNS_PER_ACCOUNT = 1
+    silent = _SilentRedis()
+    monkeypatch.setitem(account_turns_shared._shared, settings.REDIS_URL, SharedTurns(silent))
+    hers = instance_create(store, owner=alice, character_id=character)
+
+    async def ticking() -> None:
+        async def tick() -> None:
+            while True:
+                silent.loop_ran.set()
+                await asyncio.sleep(0.01)
+
+        ticker = asyncio.ensure_future(tick())
+        try:
+            async with instance_locked(store, hers):
+                pass
+        finally:
+            ticker.cancel()
+
+    asyncio.run(ticking())
+    assert silent.calls == [True, True]  # the take and the give
