@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from chat.groups.members import is_group, members_of
 from chat.groups.speakers import Member, Pick, SpeakerError, speakers_pick
 from chat.play import turn
+from chat.play.line_limit import line_said
 from chat.play.recap_roll import recaps_roll
 from chat.play.regex_scripts import player_line_regexed
 from chat.play.turn import Emit, TurnRefused, TurnResult
@@ -73,8 +74,9 @@ async def conversation_turn(store: FileStore, *, instance_id: str, user_text: st
         user_text = turn.validate_user_text(user_text)
     stop = stop or asyncio.Event()
     async with turn.instance_locked(store, instance_id):
-        ready = await thread_whole(_turn_begin, store, instance_id=instance_id,
-                                        user_text=user_text, speaker=speaker, provider=provider)
+        ready = await line_said(thread_whole(_turn_begin, store, instance_id=instance_id,
+                                             user_text=user_text, speaker=speaker,
+                                             provider=provider))
         if ready is not None:
             results = [await turn.turn_locked(
                 store, instance_id=instance_id, user_text=user_text or "", emit=emit,

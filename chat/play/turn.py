@@ -23,6 +23,7 @@ from chat.groups.speaker_shown import speaker_shown
 from chat.groups.speakers import Pick
 from chat.play import context as turn_context
 from chat.play.account_turns import AccountTurnsBusy, account_turn_awaited
+from chat.play.line_limit import line_over_limit, line_said
 from chat.play.overflow import RETRIES, overflow_learn
 from chat.play.prompt_refusal import prompt_refusal_said
 from chat.play.recap_roll import recaps_roll
@@ -30,7 +31,7 @@ from chat.play.regex_scripts import reply_regexed, turn_regex
 from chat.play.reply_clean import reply_names, reply_tidied
 from chat.play.reply_limit import pieces_capped, truncated_warning
 from chat.play.take_back import RedoRefused
-from chat.play.turn_records import Prepared, TurnContext
+from chat.play.turn_records import Prepared, TurnContext, TurnRefused
 from chat.play.variables import turn_variables_locked, turn_variables_save
 from chat.prompt.window import CONTEXT_TOKENS_DEFAULT
 from chat.services.index import trace_index
@@ -38,7 +39,6 @@ from director.services import director_step
 from library.errors import ItemWithheld
 from library.find_replace.scripts import RegexRun
 from personalab.lib.embedding.embeddings import queries_once
-from personalab.lib.errors import AppError
 from personalab.lib.filestore.jsonfile import utc_now
 from personalab.lib.filestore.store import FileStore
 from personalab.lib.filestore.writer import AssistantLineWriter
@@ -57,21 +57,11 @@ Emit = Callable[[dict[str, Any]], Awaitable[None]]
 
 
 async def events_dropped(event: dict[str, Any]) -> None:
-    """The `emit` of a caller that answers with the whole result (a JSON reply): the token
-    events it would pass on are all in that result."""
+    """A JSON reply's `emit`: the token events are all in the whole result it answers with."""
 EMPTY_REPLY = "(无回复)"
 ERROR_REPLY_OPENING = "(系统错误: "
 # Instance-state writes of finishing turns, beside their trace writes (_reply_settle).
 _state_writes = ThreadPoolExecutor(max_workers=4, thread_name_prefix="state-write")
-
-
-class TurnRefused(AppError):
-    """The turn did not start or was refused before the LLM."""
-
-    def __init__(self, message: str, *, code: str, status: int, trace_id: str | None = None):
-        extra = {"trace_id": trace_id} if trace_id else {}
-        super().__init__(message, code=code, status=status, **extra)
-        self.trace_id = trace_id
 
 
 @dataclass
@@ -211,10 +201,10 @@ async def turn_locked(store: FileStore, *, instance_id: str, user_text: str, emi
     if ready is None:
         # One hop to a worker thread for everything before the request: each hop is a thread
         # wake-up, and under load a wake-up can cost more than the work.
-        ready = await thread_whole(
+        ready = await line_said(thread_whole(
             turn_ready, store, instance_id=instance_id, user_text=user_text,
             regenerate=regenerate, continue_reply=continue_reply, speaker=speaker,
-            trigger=trigger, provider=provider)
+            trigger=trigger, provider=provider))
     ctx, provider, prepared = ready.ctx, ready.provider, ready.prepared
     trace_id, started, timings = ready.trace_id, ready.started, ready.timings
     for warning in prepared.warnings:
@@ -298,6 +288,8 @@ def _turn_ready(store: FileStore, *, instance_id: str, user_text: str, regenerat
                           code="storage_error", status=507) from None
     provider = provider or turn_context.provider_current(store)
     timings["load_ms"] = _ms(started)
+    if not (regenerate or continue_reply or trigger):
+        line_over_limit(store, ctx)  # refused before the prompt is built
     try:
         return ctx, provider, turn_context.context_prepare(store, ctx, timings)
     except StoryStringError as exc:  # the configured context template cannot be used

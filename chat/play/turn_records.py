@@ -11,6 +11,7 @@ from chat.groups.speakers import Pick
 from chat.play.variables import ChatVariables
 from chat.prompt.card_fields import CardFields
 from chat.prompt.inputs import PromptResult
+from personalab.lib.errors import AppError
 from personalab.lib.filestore.session_read import LinesBefore
 
 
@@ -65,3 +66,12 @@ class Prepared:
     warnings: list[dict[str, Any]]
     llm_context: dict[str, Any]
     card: CardFields = field(default_factory=CardFields)
+
+
+class TurnRefused(AppError):
+    """The turn did not start or was refused before the LLM."""
+
+    def __init__(self, message: str, *, code: str, status: int, trace_id: str | None = None):
+        extra = {"trace_id": trace_id} if trace_id else {}
+        super().__init__(message, code=code, status=status, **extra)
+        self.trace_id = trace_id

@@ -416,6 +416,28 @@ def test_a_message_larger_than_the_window_is_passed_over_and_the_older_ones_stil
     assert "1 message(s) larger than the whole budget left out" in conversation["note"]
 
 
+def test_a_line_alone_over_the_limit_is_refused_before_its_prompt_is_built(
+        client, auth, store, instance, use_stub, monkeypatch):
+    """Tenth red-team pass: recall, lore and the prompt's fitting ran first, for nothing."""
+    from chat.play import context as turn_context
+
+    built, prepare = [], turn_context.context_prepare
+    monkeypatch.setattr(turn_context, "context_prepare",
+                        lambda *args, **kwargs: built.append(args) or prepare(*args, **kwargs))
+    client.put(f"/api/v1/instances/{instance}", {"generation": {"context_tokens": 4096}},
+               content_type="application/json", **auth)
+    refused = chat_post(client, auth, instance, "word " * 3900)
+    assert refused.status_code == 422, refused.content
+    error = refused.json()["error"]
+    assert error["code"] == "prompt_too_long"
+    assert error["message"].startswith(
+        "Your message alone is 3,901 tokens, more than the 4,096-token context window less "
+        "1,024 for the reply (3,072): shorten it or send it in parts, or raise")
+    assert not built and not use_stub.requests
+    chat_post(client, auth, instance, "word " * 3000)  # it fits alone: the whole prompt decides
+    assert built
+
+
 @pytest.mark.parametrize("persona_words", [40, 60])
 def test_recall_gives_way_to_the_recent_chat_in_a_small_window(
         client, auth, store, alice, background, use_stub, memory_on, persona_words):

@@ -118,18 +118,23 @@ async def test_over_limit_refuses_and_sends_nothing(store, instance, use_stub):
     before = len(use_stub.requests)
     with pytest.raises(TurnRefused) as refused:
         await _run(store, instance, "长" * 12000)
-    assert refused.value.status == 422
-    # Even the newest message alone does not fit: the sentence names it. The trace keeps the
-    # prompt's language (the seed's, Chinese); the player reads the active one.
-    kept = store.trace_read(instance, refused.value.trace_id)["refused"]
-    assert "超过了服务器的上限（10,000）" in kept and "最新一条消息 12,0" in kept
+    assert refused.value.status == 422 and refused.value.code == "prompt_too_long"
+    # The newest message alone does not fit: refused before the prompt is built (tenth red-team
+    # pass), in the active language, naming the limit and who may raise it.
+    assert refused.value.message.startswith("Your message alone is 12,0")
     assert "the server's limit (10,000)" in refused.value.message
-    assert "the newest message 12,0" in refused.value.message
+    assert "limits.max_total_tokens" in refused.value.message
     with translation.override("zh-hans"), pytest.raises(TurnRefused) as chinese:
         await _run(store, instance, "长" * 12000)
     assert "超过了服务器的上限（10,000）" in chinese.value.message
     assert "limits.max_total_tokens" in chinese.value.message
-    assert "最新一条消息 12,0" in chinese.value.message
+    # A line that fits alone: the built prompt is refused, naming what it always holds. The
+    # trace keeps the prompt's language (the seed's, Chinese); the player reads the active one.
+    with pytest.raises(TurnRefused) as built:
+        await _run(store, instance, "长" * 9990)
+    kept = store.trace_read(instance, built.value.trace_id)["refused"]
+    assert "超过了服务器的上限（10,000）" in kept and "最新一条消息 10,0" in kept
+    assert "the newest message 10,0" in built.value.message
     assert len(use_stub.requests) == before
     assert _lines(store, instance)[-1]["role"] == "user"
 
