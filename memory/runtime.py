@@ -124,7 +124,8 @@ def index_for(store: FileStore):
                                             keywords_path=keywords)
             else:
                 process_mark(chroma_path=Path(store.chroma_dir))
-                _indexes[key] = MemoryIndex(chroma_path=store.chroma_dir, keywords_path=keywords)
+                _indexes[key] = MemoryIndex(chroma_path=store.chroma_dir, keywords_path=keywords,
+                                            set_aside_damaged=True)
         return _indexes[key]
 
 

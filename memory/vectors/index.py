@@ -118,10 +118,12 @@ def _line_key(line: dict[str, Any]) -> tuple[int, int]:
 class MemoryIndex:
     def __init__(self, *, chroma_path: Path | None = None, chroma_url: str = "",
                  embedder: Any = None, keywords_path: Path | None = None,
-                 second: Callable[..., np.ndarray | None] | bool | None = None) -> None:
+                 second: Callable[..., np.ndarray | None] | bool | None = None,
+                 set_aside_damaged: bool = False) -> None:
         """`second`: keep MiniLM's line vectors beside e5's: True, False, or the function that
         embeds them (personalab.lib.embedding.embeddings.second_embed's signature); by default with
-        the default e5 embedder, when the model is installed."""
+        the default e5 embedder, when the model is installed. `set_aside_damaged`: a server's
+        index sets a collection it finds damaged aside (CollectionsRead)."""
         self.chroma_path = Path(chroma_path) if chroma_path else default_chroma_path()
         self.chroma_url = chroma_url
         self.embedder = embedder or default_embedder()
@@ -129,7 +131,8 @@ class MemoryIndex:
         self._second_embed = (second if callable(second) else second_embed) if wanted else None
         self._client: Any = None
         self._collections: dict[str, Any] = {}
-        self._read = CollectionsRead(self.chroma_path)  # files read before first use
+        # Files read before first use.
+        self._read = CollectionsRead(self.chroma_path, set_aside=set_aside_damaged)
         self._lock = threading.Lock()
         # Beside the Chroma folder, in the data folder every worker shares (also when Chroma
         # is a server).

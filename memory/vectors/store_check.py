@@ -25,6 +25,7 @@ import atexit
 import fcntl
 import logging
 import os
+import threading
 import time
 from pathlib import Path
 
@@ -39,6 +40,7 @@ from personalab.lib.errors import Unavailable
 
 log = logging.getLogger(__name__)
 
+SETTLE_SECONDS = 2.0  # a collection found damaged under a running server is read again after
 MARKS = "chroma_db.open"  # beside the store: one file per process that has it open
 ASIDE = "chroma_db.damaged"
 
@@ -144,14 +146,18 @@ def store_check(*, chroma_path: Path) -> dict[str, str]:
             fcntl.flock(lock, fcntl.LOCK_UN)
 
 
-def collections_set_aside(*, chroma_path: Path, damaged: dict[str, str]) -> Path:
+def collections_set_aside(*, chroma_path: Path, damaged: dict[str, str],
+                          whole_store: bool = True) -> Path:
     """Delete the damaged collections, then move their segment folders (which Chroma leaves
     behind) aside with why; the folder they were moved to. When they cannot be deleted, the
-    whole store is moved aside (as memory.runtime.index_renewed does with an unreadable one)."""
+    whole store is moved aside (as memory.runtime.index_renewed does with an unreadable one),
+    or, without `whole_store` (a running server has it open), the error is raised."""
     segments = segment_ids(chroma_path)
     try:
         collections_delete(chroma_path, list(damaged))
     except Exception as exc:  # noqa: BLE001 — a store Chroma cannot delete from: all of it
+        if not whole_store:
+            raise
         aside = chroma_path.with_name(
             f"{chroma_path.name}.unreadable-{time.strftime('%Y%m%d-%H%M%S')}")
         os.replace(chroma_path, aside)
@@ -203,10 +209,15 @@ class CollectionsRead:
     (a rebuild: `reindex --memory` in another process, an index's `reset`): it stayed off until
     the server's restart before the ninth red-team pass."""
 
-    def __init__(self, chroma_path: Path) -> None:
+    def __init__(self, chroma_path: Path, *, set_aside: bool = False) -> None:
         self.chroma_path = chroma_path
         self._read: set[str] = set()
         self._damaged: dict[str, tuple[str, str]] = {}  # name → (its segment, the damage)
+        # A server's (memory.runtime): a collection found damaged is set aside on a thread, as
+        # the start's check does, and made anew; it stayed off until a restart or a rebuild
+        # by hand before the tenth red-team pass.
+        self.set_aside = set_aside
+        self.setting_aside: dict[str, threading.Thread] = {}
 
     def checked(self, name: str) -> bool:
         """Raises CollectionDamaged; True when the collection was made anew since it was found
@@ -229,6 +240,8 @@ class CollectionsRead:
                           "until it is rebuilt (manage.py reindex --memory) or the server is "
                           "started again, which sets it aside and fills it in again from the "
                           "files", name, damaged[1])
+                if self.set_aside:
+                    self._set_aside_start(name, *damaged)
         if damaged[1]:
             raise CollectionDamaged(f"the memory store's {name} collection is damaged "
                                     f"({damaged[1]}); rebuild it (manage.py reindex --memory) "
@@ -236,9 +249,46 @@ class CollectionsRead:
         self._read.add(name)
         return renewed
 
+    def _set_aside_start(self, name: str, segment: str, why: str) -> None:
+        def run() -> None:
+            if not collection_set_aside_live(chroma_path=self.chroma_path, name=name,
+                                             segment=segment, why=why) \
+                    and self._damaged.get(name, ("",))[0] == segment:
+                self._damaged.pop(name, None)  # whole when read again: used after all
+
+        thread = threading.Thread(target=run, daemon=True, name=f"memory-set-aside-{name}")
+        self.setting_aside[name] = thread
+        thread.start()
+
     def forget(self, name: str | None = None) -> None:
         """Read again at the next use: `name`, or every collection."""
         if name is None:
             self._read.clear()
         else:
             self._read.discard(name)
+
+
+def collection_set_aside_live(*, chroma_path: Path, name: str, segment: str, why: str) -> bool:
+    """Under a running server: collection `name`, found damaged in `segment`, deleted (in a
+    child process: seconds) and its files moved aside, as the start's check does; the next use
+    makes it anew (CollectionsRead sees the new segment) and the sync fills it in again from
+    the files (its new id makes memory/vectors/sync.py compare every session). Its files are
+    read again SETTLE_SECONDS later first: another process may have been writing them. False
+    when they are whole by then, or the collection has another segment (another worker set
+    it aside, a rebuild); when Chroma cannot delete it, it stays off, as before (the whole
+    store is not moved from under the server)."""
+    chroma_path = Path(chroma_path).resolve()
+    time.sleep(SETTLE_SECONDS)
+    with (chroma_path.parent / f"{MARKS}.lock").open("a") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        try:
+            now, problem = collection_problem(chroma_path=chroma_path, name=name)
+            if now != segment or not problem:
+                return False
+            collections_set_aside(chroma_path=chroma_path, damaged={name: why},
+                                  whole_store=False)
+        except Exception:  # noqa: BLE001 — it stays off until a rebuild or a restart
+            log.exception("memory collection %s could not be set aside", name)
+        finally:
+            fcntl.flock(lock, fcntl.LOCK_UN)
+    return True

@@ -16,6 +16,7 @@ import pytest
 from chromadb.api.shared_system_client import SharedSystemClient
 
 from memory.recall.rag import query_user_history
+from memory.vectors import store_check
 from memory.vectors.index import MemoryIndex, chroma_id
 from memory.vectors.store_check import CollectionDamaged
 from personalab.lib.embedding.chroma_check import segment_ids
@@ -60,7 +61,7 @@ def damaged_after_start(tmp_path):
 
 def test_recall_goes_on_without_a_collection_damaged_after_the_start(damaged_after_start,
                                                                     caplog):
-    index = MemoryIndex(chroma_path=damaged_after_start, second=False)
+    index = MemoryIndex(chroma_path=damaged_after_start, second=False)  # not set aside
     result = query_user_history("还记得第一轮的台词吗", "inst_a", index=index, force=True)
     assert result.warning["category"] == "recall_unavailable"
     assert "turns collection is damaged" in result.warning["detail"]
@@ -142,3 +143,38 @@ def test_an_index_that_resets_its_damaged_collection_uses_it_again(damaged_after
     assert not _recalled(index)
     index.reset()  # the first step of index_rebuild
     assert _recalled(index)
+
+
+def test_a_server_sets_a_collection_damaged_while_it_serves_aside(damaged_after_start,
+                                                                  monkeypatch):
+    """It stayed off until a restart or a rebuild by hand (tenth red-team pass); now it is set
+    aside as the start's check does and made anew, for the sync to fill in from the files."""
+    monkeypatch.setattr(store_check, "SETTLE_SECONDS", 0)
+    damaged_segment = segment_ids(damaged_after_start)["turns"]
+    server = MemoryIndex(chroma_path=damaged_after_start, second=False, set_aside_damaged=True)
+    result = query_user_history("还记得第一轮的台词吗", "inst_a", index=server, force=True)
+    assert "turns collection is damaged" in result.warning["detail"]  # this turn goes without
+    setting_aside = server._read.setting_aside["turns"]
+    setting_aside.join(300)
+    assert not setting_aside.is_alive()
+    aside = damaged_after_start.parent / store_check.ASIDE
+    assert [path.name for path in aside.glob("*/turns")] == ["turns"]
+    assert "neighbour ids past" in next(aside.glob("*/turns.txt")).read_text(encoding="utf-8")
+    assert _recalled(server)  # made anew, empty until the sync fills it in
+    assert segment_ids(damaged_after_start).get("turns") != damaged_segment
+
+
+def test_a_collection_whole_when_read_again_is_not_set_aside(damaged_after_start,
+                                                             monkeypatch):
+    """Another process may have been writing its files the moment they were read."""
+    monkeypatch.setattr(store_check, "SETTLE_SECONDS", 0)
+    problems = iter([("seg", "data_level0.bin: ids past"), ("seg", "")])
+    monkeypatch.setattr(store_check, "collection_problem", lambda **kwargs: next(problems))
+    monkeypatch.setattr(store_check, "collection_segment", lambda **kwargs: "seg")
+    read = store_check.CollectionsRead(damaged_after_start, set_aside=True)
+    with pytest.raises(CollectionDamaged):
+        read.checked("turns")
+    read.setting_aside["turns"].join(30)
+    assert not (damaged_after_start.parent / store_check.ASIDE).exists()
+    monkeypatch.setattr(store_check, "collection_problem", lambda **kwargs: ("seg", ""))
+    assert read.checked("turns") is False  # used after all
