@@ -17,13 +17,16 @@ start cost each start 1.1 s of CPU and 110 MB whether anything was exported or n
 One account's exports hold at most all but one worker (`workers_per_account`), and a freed
 worker goes to the waiting account that holds fewest, then to the one served longest ago
 (`_worker_share`): accounts take turns, so two accounts each holding a worker with a second
-export waiting never keep a third waiting past the first worker freed.
+export waiting never keep a third waiting past the first worker freed. With REDIS_URL (several
+server processes, each with its workers) an account's share is counted across them: held in
+one process each, bob's exports held one worker per process (tenth red-team pass).
 """
 
 from __future__ import annotations
 
 import contextlib
 import itertools
+import logging
 import multiprocessing
 import threading
 from collections import Counter
@@ -36,6 +39,7 @@ from django.conf import settings
 from chat.services.session_export import session_export
 from personalab.lib.errors import AppError, Unavailable
 from personalab.lib.filestore.store import FileStore
+from personalab.lib.shared_holds import SharedHolds, shared_holds
 from personalab.process_setup import worker_start
 from personalab.storage import get_store
 
@@ -57,6 +61,13 @@ _tickets = itertools.count()
 # exported, kept: forgotten, an account would count as never served and go first again).
 _served: dict[str, int] = {}
 _grants = itertools.count()
+# With REDIS_URL: the workers each waiting account holds in other server processes, read again
+# every SHARED_POLL_SECONDS while it waits (a worker freed there wakes nobody here).
+_elsewhere: dict[str, int] = {}
+EXPORT_HOLDS = "personalab:exports:held:"
+SHARED_POLL_SECONDS = 0.25
+
+log = logging.getLogger(__name__)
 
 
 def _exported(instance_id: str, session_id: str, fmt: str,
@@ -152,11 +163,15 @@ def _turn_of(ticket: int, account: str) -> bool:
     Waiting longest alone served an account's second export, sent early, before a third
     account's first: two accounts with a second export each kept it waiting two exports."""
     share = workers_per_account()
-    if sum(_held.values()) >= settings.PERSONALAB_EXPORT_PROCESSES or _held[account] >= share:
+    if sum(_held.values()) >= settings.PERSONALAB_EXPORT_PROCESSES or _holding(account) >= share:
         return False
-    first = min((_held[other], _served.get(other, -1), waiting)
-                for waiting, other in _waiting.items() if _held[other] < share)
-    return first == (_held[account], _served.get(account, -1), ticket)
+    first = min((_holding(other), _served.get(other, -1), waiting)
+                for waiting, other in _waiting.items() if _holding(other) < share)
+    return first == (_holding(account), _served.get(account, -1), ticket)
+
+
+def _holding(account: str) -> int:
+    return _held[account] + _elsewhere.get(account, 0)
 
 
 @contextlib.contextmanager
@@ -164,11 +179,21 @@ def _worker_share(account: str) -> Iterator[None]:
     """Waits (on this request's thread, holding no worker) for a free worker and its turn
     (`_turn_of`): sent to the pool at once, an export queued there in the order sent, so a
     freed worker went to an account's second export before another account's first."""
+    url = getattr(settings, "REDIS_URL", "")
+    holds = shared_holds(url, EXPORT_HOLDS) if url else None
+    member: str | None = None
     with _held_changed:
         ticket = next(_tickets)
         _waiting[ticket] = account
         try:
-            _held_changed.wait_for(lambda: _turn_of(ticket, account))
+            while True:
+                if holds is not None:
+                    _elsewhere_read(holds, account)
+                if _turn_of(ticket, account):
+                    taken, member = _shared_taken(holds, account)
+                    if taken:
+                        break
+                _held_changed.wait(SHARED_POLL_SECONDS if holds is not None else None)
         finally:
             del _waiting[ticket]
         _held[account] += 1
@@ -177,11 +202,42 @@ def _worker_share(account: str) -> Iterator[None]:
     try:
         yield
     finally:
+        if member is not None:
+            holds.give(member)
         with _held_changed:
             _held[account] -= 1
             if _held[account] <= 0:
                 del _held[account]
             _held_changed.notify_all()
+
+
+def _elsewhere_read(holds: SharedHolds, account: str) -> None:
+    """The workers `account` holds in other processes, into `_elsewhere` (0 without Redis)."""
+    import redis  # the redis extra, installed where REDIS_URL is set
+
+    try:
+        _elsewhere[account] = max(0, holds.count(account) - _held[account])
+    except redis.RedisError:
+        _elsewhere[account] = 0
+
+
+def _shared_taken(holds: SharedHolds | None, account: str) -> tuple[bool, str | None]:
+    """(False, None) when the account holds its share across processes (Redis's look and take
+    are one step); else True and the hold to give back, None without Redis: this process's
+    count alone, as the replies at once fall back to (chat/play/account_turns.py)."""
+    if holds is None:
+        return True, None
+    import redis
+
+    try:
+        member = holds.take(account, limit=workers_per_account())
+    except redis.RedisError as exc:
+        log.warning("export workers counted in this process only: Redis: %s", exc)
+        return True, None
+    if member is None:
+        _elsewhere[account] = workers_per_account()  # others go first meanwhile
+        return False, None
+    return True, member
 
 
 def _small(store: FileStore, instance_id: str, session_id: str) -> bool:

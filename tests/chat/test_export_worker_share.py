@@ -5,11 +5,15 @@ alice's export waited for one of them to end (chat/import_export/export_process.
 from __future__ import annotations
 
 import threading
+import time
 from concurrent.futures import Future
 
 import pytest
+import redis
 
 from chat.import_export import export_process
+from personalab.lib.shared_holds import SharedHolds
+from tests.redis_server import redis_server, redis_url  # noqa: F401 — fixtures
 
 
 class _Pool:
@@ -131,3 +135,33 @@ def test_a_freed_worker_goes_to_the_account_holding_fewest(settings, monkeypatch
     for thread in threads:
         thread.join(5)
     assert not export_process._held
+
+
+def _until(condition, seconds: float = 5) -> bool:
+    deadline = time.monotonic() + seconds
+    while not condition() and time.monotonic() < deadline:
+        time.sleep(0.01)
+    return condition()
+
+
+def test_the_share_holds_across_server_processes_with_redis(pool, store, settings,
+                                                            monkeypatch, redis_url):  # noqa: F811
+    """Tenth red-team pass: each server process counted its own workers, so bob's exports held
+    one worker in every process. Another process is a second client of the same redis-server."""
+    settings.REDIS_URL = redis_url
+    monkeypatch.setattr(export_process, "_small", lambda *args: False)
+    monkeypatch.setattr(export_process, "_elsewhere", {})
+    elsewhere = SharedHolds(redis.Redis.from_url(redis_url), export_process.EXPORT_HOLDS)
+    held = elsewhere.take("bob", limit=1)  # bob's export runs in another process
+    threads = [_export_in_thread("bob", "bobs")]
+    assert _until(lambda: "bob" in export_process._waiting.values())
+    threads.append(_export_in_thread("alice", "hers"))
+    assert pool.started(1) == ["hers"]
+    elsewhere.give(held)
+    assert pool.started(2) == ["hers", "bobs"]
+    pool.end(0)
+    pool.end(1)
+    for thread in threads:
+        thread.join(5)
+    assert not export_process._held
+    assert elsewhere.count("bob") == 0  # given back
