@@ -12,7 +12,8 @@ make the clean text of the whole tail, is settled and not cleaned again. A tail 
 `TAIL_MAX` is settled even with a mark unclosed (a lone `*`): the finished reply, cleaned
 whole, may then differ in the spaces after that mark. With "single line" the whole text is
 cleaned again from its first line break until the first line is final (at most
-`SINGLE_LINE_TRIES` pieces). Framework-free."""
+`SINGLE_LINE_TRIES` pieces, or `SINGLE_LINE_CHARS` of text). Past TAIL_MAX a tail of marks and
+spaces alone settles where it falls. Framework-free."""
 
 from __future__ import annotations
 
@@ -31,6 +32,10 @@ from personalab.lib.reply_shape import (
 LAG_MAX = 4096
 TAIL_MAX = 6000
 SINGLE_LINE_TRIES = 64
+# With "single line", the whole text is cleaned again per piece only this long: a first line
+# with a lone `*` and 100,000 characters after it took 5 s of the event loop (tenth red-team
+# pass); the finished reply is cleaned whole anyway.
+SINGLE_LINE_CHARS = 8000
 SHOWN_PER_SECOND = 30  # SillyTavern's default streaming_fps
 SETTLE_EVERY = 128  # characters of tail past the lag before a place is looked for
 
@@ -153,7 +158,7 @@ class ReplyShown:
         line = reply_single_line(body)
         line = line.rstrip() if self.continued else line.strip()
         self.frozen = ("\n" in body and not reply_markdown_open(first)
-                       or self.tries >= SINGLE_LINE_TRIES)
+                       or self.tries >= SINGLE_LINE_TRIES or len(named) > SINGLE_LINE_CHARS)
         old = self.text()
         self.settled, self.settled_size, self.settled_spaces = [line], len(line), ""
         self.shown = ""
@@ -168,8 +173,12 @@ class ReplyShown:
         if len(tail) < self.lag + SETTLE_EVERY:  # tried now and then, not at every piece
             return clean
         place = _place(tail, len(tail) - self.lag)
-        if place <= 0:
+        if place <= 0 and len(tail) <= TAIL_MAX:
             return clean
+        # A tail of marks and spaces alone has no place: past TAIL_MAX it settles where it
+        # falls (100,000 `*` kept it whole, cleaned again at each piece on the event loop:
+        # up to 1.8 s a piece, 100 s in all; tenth red-team pass).
+        place = place if place > 0 else len(tail) - self.lag
         named = self._named(tail[:place], end=False)
         part, rest = self._shaped(named), self._clean(tail[place:], end=True)
         # (the pairs as the marks came: "* *" fixed is "**", a double mark)

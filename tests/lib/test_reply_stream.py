@@ -11,7 +11,14 @@ import pytest
 from chat.play.reply_clean import reply_stops, reply_tidied
 from personalab.lib.instruct import instruct_template_named
 from personalab.lib.reply_names import reply_stop_start_cut
-from personalab.lib.reply_stream import SETTLE_EVERY, TAIL_MAX, ReplyShown, ReplyShownPaced
+from personalab.lib.reply_stream import (
+    SETTLE_EVERY,
+    SINGLE_LINE_CHARS,
+    SINGLE_LINE_TRIES,
+    TAIL_MAX,
+    ReplyShown,
+    ReplyShownPaced,
+)
 
 CHAT = {"user_name": "Ann", "char_name": "Mira", "others": ["Rook"], "impersonate": False,
         "markers": None, "stops": ["\nAnn:", "\nRook:"]}
@@ -84,6 +91,32 @@ def test_a_lone_mark_settles_once_the_tail_is_long():
         cleaner.feed(reply[start:start + 5])
     assert len(cleaner.tail) <= TAIL_MAX + 5
     assert cleaner.text() == _whole(reply, CHAT, None)
+
+
+@pytest.mark.parametrize("unit", ["*", "* ", "_ *", " "])
+def test_a_reply_of_marks_and_spaces_alone_settles_too(unit):
+    """Tenth red-team pass: 100,000 `*` had no place to settle; the whole tail was cleaned
+    again at each piece, on the event loop (1.2-1.8 s a piece at the end)."""
+    cleaner = ReplyShown(names=CHAT, shape=None)
+    reply = unit * (30_000 // len(unit)) + " and words."
+    shown = ""
+    for start in range(0, len(reply), 300):
+        if (change := cleaner.feed(reply[start:start + 300])) is not None:
+            shown = shown[:change[0]] + change[1]
+        assert len(cleaner.tail) <= TAIL_MAX + 300
+    assert shown == cleaner.text() and shown.endswith("and words.")
+
+
+def test_single_line_stops_cleaning_the_whole_text_once_it_is_long():
+    """Tenth red-team pass: a first line with a lone `*` kept every piece cleaning the whole
+    reply again, up to SINGLE_LINE_TRIES times (5 s of the event loop at 100,000 characters)."""
+    cleaner = ReplyShown(names=CHAT, shape={"single_line": True})
+    reply = "*She " + "walks " * 1000 + "\n" + "more " * 6000
+    assert len(reply) // 1500 < SINGLE_LINE_TRIES  # not frozen by its tries
+    for start in range(0, len(reply), 1500):
+        cleaner.feed(reply[start:start + 1500])
+    assert cleaner.frozen and cleaner.tries <= SINGLE_LINE_CHARS // 1500 + 2
+    assert cleaner.text().startswith("*She walks")
 
 
 def test_a_continued_reply_keeps_its_start():
