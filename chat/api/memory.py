@@ -47,6 +47,7 @@ from memory.summaries import recaps
 from memory.summaries.recaps import recap_items, recap_pending, recap_rebuild, recap_reorder
 from memory.summaries.source_changes import summaries_source_changed, summary_source_checked
 from personalab.lib.ids import validate_id
+from personalab.lib.locks import lock_awaited
 from personalab.lib.uncancelled import thread_whole
 from personalab.storage import get_store
 
@@ -169,12 +170,12 @@ def recaps_read(request: HttpRequest, instance_id: str):
 async def recaps_rebuild(request: HttpRequest, instance_id: str):
     await sync_to_async(instance_for_user)(request.auth, instance_id)
     store = get_store()
-    lock = store.instance_lock(instance_id).acquire()
-    held = contextlib.AsyncExitStack()
+    held = contextlib.AsyncExitStack()  # the lock, then the account's count
+    await held.enter_async_context(lock_awaited(store.instance_lock(instance_id)))
     try:
         await held.enter_async_context(account_turn_awaited(store, instance_id))  # at once
     except BaseException:  # AccountTurnsBusy, or the request cancelled meanwhile
-        lock.release()
+        await held.aclose()
         raise
     # Its stage, for a page to poll (`instance_memory_progress`), as summarize's.
     runtime.progress_set(instance_id, gettext_noop("Starting"))
@@ -188,10 +189,7 @@ async def recaps_rebuild(request: HttpRequest, instance_id: str):
             progress=lambda text, values=None: runtime.progress_set(instance_id, text, values))
     finally:
         runtime.progress_set(instance_id, None)
-        try:
-            await held.aclose()
-        finally:
-            lock.release()
+        await held.aclose()
 
 
 @router.post(BASE + "/summaries/{session_id}/checked", response=dict[str, Any],

@@ -43,7 +43,7 @@ from personalab.lib.filestore.jsonfile import utc_now
 from personalab.lib.filestore.store import FileStore
 from personalab.lib.filestore.writer import AssistantLineWriter
 from personalab.lib.llm import LLMError, Provider
-from personalab.lib.locks import LockUnavailable
+from personalab.lib.locks import LockUnavailable, lock_awaited
 from personalab.lib.reasoning import Reasoning
 from personalab.lib.reply_names import reply_stop_start_cut
 from personalab.lib.reply_stream import ReplyShown, ReplyShownPaced
@@ -129,18 +129,16 @@ async def instance_locked(store: FileStore, instance_id: str) -> AsyncIterator[N
     Inside, a query text is embedded once (queries_once): recall, the director's fallback and
     every member of a round search the player's line, and each embedded it again (on a busy
     machine a query embedding is most of a turn's own time)."""
+    held = contextlib.AsyncExitStack()
     try:
-        lock = store.instance_lock(instance_id).acquire()
+        await held.enter_async_context(lock_awaited(store.instance_lock(instance_id)))
     except InstanceBusy as exc:
         raise TurnRefused(str(exc), code="busy", status=409) from None
     except LockUnavailable as exc:
         raise TurnRefused(exc.message, code=exc.code, status=exc.status) from None
-    try:
-        async with account_turn_or_refused(store, instance_id):
-            with queries_once():
-                yield
-    finally:
-        lock.release()
+    async with held, account_turn_or_refused(store, instance_id):
+        with queries_once():
+            yield
 
 
 @contextlib.asynccontextmanager

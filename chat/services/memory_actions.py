@@ -18,6 +18,7 @@ from memory import runtime
 from memory.character.evolved_persona import memory_update_persona
 from memory.summaries.summarize import memory_summarize
 from personalab.lib.llm_capped import ReplyCapped
+from personalab.lib.locks import lock_awaited
 from personalab.lib.uncancelled import thread_whole
 from personalab.storage import get_store
 
@@ -38,12 +39,12 @@ async def memory_action(instance_id: str, action: str, progress=None, *,
     `character_id`: the member whose evolved persona update_memory grows (default: the
     instance's character)."""
     store = get_store()
-    lock = store.instance_lock(instance_id).acquire()
+    held = contextlib.AsyncExitStack()  # the lock, then the account's count
+    await held.enter_async_context(lock_awaited(store.instance_lock(instance_id)))
     try:
-        held = contextlib.AsyncExitStack()
         await held.enter_async_context(account_turn_awaited(store, instance_id))  # at once
     except BaseException:  # AccountTurnsBusy, or the request cancelled meanwhile
-        lock.release()
+        await held.aclose()
         raise
     progress = progress or (lambda text, values=None: runtime.progress_set(instance_id, text,
                                                                            values))
@@ -66,10 +67,7 @@ async def memory_action(instance_id: str, action: str, progress=None, *,
                                                  last_n_turns=last_n, character_id=character_id,
                                                  prompt_tokens=window.prompt_room, shown=shown)
     finally:
-        try:
-            await held.aclose()
-        finally:
-            lock.release()
+        await held.aclose()
         runtime.progress_set(instance_id, None)
     # A server killed before this line: instances_index_catch_up at its next start.
     await sync_to_async(instance_index)(store, instance_id)

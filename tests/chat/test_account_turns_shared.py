@@ -16,6 +16,7 @@ from chat.play.account_turns import AccountTurnsBusy, account_turn_held
 from chat.play.account_turns_shared import RUNNING, SharedTurns
 from chat.play.turn import instance_locked
 from chat.services.instances import instance_create
+from personalab.lib.locks import RedisLock
 from tests.redis_server import redis_server, redis_url  # noqa: F401 — fixtures
 
 pytestmark = pytest.mark.django_db(transaction=True)  # turns write the index from threads
@@ -75,7 +76,7 @@ def test_redis_gone_the_count_is_this_processs(settings, store, alice, bob, char
 
 class _SilentRedis:
     """A Redis that answers only once the event loop has run meanwhile (at most 2 s): on the
-    loop, the count's call held it, every account's requests, up to the client's timeout."""
+    loop, a call held it, every account's requests, up to the client's timeout."""
 
     def __init__(self) -> None:
         self.loop_ran = threading.Event()
@@ -86,6 +87,28 @@ class _SilentRedis:
         self.loop_ran.clear()
         return 1
 
+    incr = eval
+
+    def set(self, *args, **kwargs):
+        return True
+
+
+def _locked_while_the_loop_ticks(store, instance_id: str, silent: _SilentRedis) -> None:
+    async def ticking() -> None:
+        async def tick() -> None:
+            while True:
+                silent.loop_ran.set()
+                await asyncio.sleep(0.01)
+
+        ticker = asyncio.ensure_future(tick())
+        try:
+            async with instance_locked(store, instance_id):
+                pass
+        finally:
+            ticker.cancel()
+
+    asyncio.run(ticking())
+
 
 def test_the_shared_count_is_asked_off_the_event_loop(settings, store, alice, character,
                                                       monkeypatch):
@@ -95,19 +118,15 @@ def test_the_shared_count_is_asked_off_the_event_loop(settings, store, alice, ch
     silent = _SilentRedis()
     monkeypatch.setitem(account_turns_shared._shared, settings.REDIS_URL, SharedTurns(silent))
     hers = instance_create(store, owner=alice, character_id=character)
-
-    async def ticking() -> None:
-        async def tick() -> None:
-            while True:
-                silent.loop_ran.set()
-                await asyncio.sleep(0.01)
-
-        ticker = asyncio.ensure_future(tick())
-        try:
-            async with instance_locked(store, hers):
-                pass
-        finally:
-            ticker.cancel()
-
-    asyncio.run(ticking())
+    _locked_while_the_loop_ticks(store, hers, silent)
     assert silent.calls == [True, True]  # the take and the give
+
+
+def test_the_redis_instance_lock_is_taken_off_the_event_loop(store, alice, character,
+                                                            monkeypatch):
+    hers = instance_create(store, owner=alice, character_id=character)
+    silent = _SilentRedis()
+    monkeypatch.setattr(store, "lock_factory", lambda path, instance_id: RedisLock(
+        silent, instance_id))
+    _locked_while_the_loop_ticks(store, hers, silent)
+    assert silent.calls == [True, True]  # its fence's count and its release
