@@ -388,23 +388,27 @@ def instruct_examples(blocks: list[str], *, template: InstructTemplate, user_nam
 
 def _example_turns(block: str, names: _Names,
                    others: list[str] | tuple[str, ...] = ()) -> list[tuple[str, str]]:
-    """A block's messages: a line starting "User:" or "Char:" (or, in a group, another
-    member's "Name:", role ":Name") starts one; other lines go on the message before them
-    (lines before the first are left out, as SillyTavern does)."""
+    """A block's messages, as SillyTavern's `parseExampleIntoIndividual` splits them: a line
+    starting "User:" or "Char:" (or, in a group, another member's "Name:", role ":Name")
+    starts a message unless that speaker's message is the one open; other lines go on the open
+    message, and lines before the first speaker's line on the first message; each message
+    loses the first "Name:" of its speaker. A block without a speaker's line has none."""
     speakers = [("user", names.user), ("assistant", names.char),
                 *((f":{name}", name) for name in others if name not in (names.user, names.char))]
     # The longest name first: "Ann Lee:" is not Ann's line.
     speakers.sort(key=lambda pair: -len(pair[1]))
-    turns: list[tuple[str, list[str]]] = []
+    turns: list[tuple[str, str, list[str]]] = []
+    before: list[str] = []
     for line in block.replace("\r", "").split("\n"):
-        for role, name in speakers:
-            if line.startswith(name + ":"):
-                turns.append((role, [line[len(name) + 1:]]))
-                break
+        role, name = next(((role, name) for role, name in speakers
+                           if line.startswith(name + ":")), (None, ""))
+        if role is not None and (not turns or turns[-1][0] != role):
+            turns.append((role, name, [*before, line]))
+            before = []
         else:
-            if turns:
-                turns[-1][1].append(line)
-    return [(role, "\n".join(lines).strip()) for role, lines in turns]
+            (turns[-1][2] if turns else before).append(line)
+    return [(role, "\n".join(lines).replace(name + ":", "", 1).strip())
+            for role, name, lines in turns]
 
 
 def instruct_system_prompt(text: str, *, template: InstructTemplate) -> str:

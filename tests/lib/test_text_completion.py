@@ -13,7 +13,7 @@ import pytest
 from chat.play.context import provider_current
 from chat.services.traces import trace_rebuild
 from memory.character.evolved_persona import memory_update_persona
-from personalab.lib.instruct import instruct_prompt, instruct_template_read
+from personalab.lib.instruct import instruct_examples, instruct_prompt, instruct_template_read
 from personalab.lib.instruct_presets import BUILT_IN
 from personalab.lib.llm import LLMSettings
 from personalab.lib.llm_offline import OfflineProvider
@@ -345,3 +345,15 @@ def test_in_a_group_every_other_members_name_is_a_stop_string(store, alice, text
     assert "\nMira:" not in mira["stop"]
     assert "\nAnn:" in rook_sent["stop"] and "\nMira:" in rook_sent["stop"]
     assert "\nRook:" not in rook_sent["stop"]
+
+
+def test_example_lines_split_into_turns_as_sillytaverns_parse():
+    # SillyTavern's parseExampleIntoIndividual: a narration line before the first speaker's
+    # line opens the first turn, and the speaker's next "Name:" line stays in its turn (only
+    # the first "Name:" goes); an example without a speaker's line sends no turn.
+    block = "*Mira looks up.*\nAnn: Hi?\nMira: Hello.\nMira: Sit."
+    chatml = instruct_template_read(BUILT_IN["chatml"])
+    text = instruct_examples([block, "Plain words."], template=chatml, user_name="Ann",
+                             char_name="Mira", heading="")
+    assert text == ("<|im_start|>user\nAnn: *Mira looks up.*\n Hi?<|im_end|>\n"
+                    "<|im_start|>assistant\nMira: Hello.\nMira: Sit.<|im_end|>\n")
