@@ -217,11 +217,16 @@ def authors_note_blocks(blocks: list[dict[str, Any]], note: dict[str, Any],
     rest = [b for b in blocks if b.get("position") not in ("an_top", "an_bottom")]
     placed = (persona or {}).get("description_position")
     description = str((persona or {}).get("description") or "")
-    text = "\n".join([*top, *([description] if description and placed == "an_top" else []),
-                      *([note["text"]] if note.get("text") else []),
-                      *([description] if description and placed == "an_bottom" else []),
-                      *bottom])
-    if not text.strip():
+    text = str(note.get("text") or "")
+    if description and placed == "an_top":
+        text = f"{description}\n{text}"
+    elif description and placed == "an_bottom":
+        text = f"{text}\n{description}"
+    # SillyTavern's own joins (addPersonaDescriptionExtensionPrompt, then checkWorldInfo's
+    # `${top}\n${note}\n${bottom}`), trimmed as getExtensionPrompt trims: an empty note
+    # leaves a blank line between the lore at its top and at its bottom.
+    text = "\n".join(["\n".join(top), text, "\n".join(bottom)]).strip()
+    if not text:
         return rest
     return [*rest, {"name": "authors_note", "content": text, "position": "depth",
                     "depth": int(note.get("depth", 4)), "role": note.get("role", "system"),

@@ -84,6 +84,21 @@ def test_the_description_sits_between_the_lore_at_the_notes_top_and_bottom():
     assert (alone["content"], alone["depth"], alone["role"]) == ("ME", 4, "system")
 
 
+def test_an_empty_note_leaves_a_blank_line_between_its_top_and_bottom_lore():
+    # SillyTavern 1.12.6 builds `${top}\n${note}\n${bottom}` and only trims its ends, so
+    # with no note text (its default) the lore at the top and at the bottom of the note are
+    # a blank line apart; a persona placed there fills the middle line.
+    lore = [{"content": "LORE_TOP", "position": "an_top"},
+            {"content": "LORE_BOTTOM", "position": "an_bottom"}]
+    [block] = authors_note_blocks(lore, {})
+    assert block["content"] == "LORE_TOP\n\nLORE_BOTTOM"
+    [block] = authors_note_blocks(lore, {}, persona={"description": "ME",
+                                                     "description_position": "an_top"})
+    assert block["content"] == "LORE_TOP\nME\n\nLORE_BOTTOM"
+    [block] = authors_note_blocks(lore[:1], {"text": "NOTE"})
+    assert block["content"] == "LORE_TOP\nNOTE"
+
+
 def test_the_api_keeps_the_position_and_refuses_a_wrong_one(client, auth):
     created = client.post("/api/v1/personas", {
         "name": "Mira", "description": "A pilot.", "description_position": "depth",
