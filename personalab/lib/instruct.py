@@ -166,6 +166,16 @@ class _Names:
     char: str
     group: bool
     lines_named: bool = False  # a group's impersonation: each member's line says its name
+    others: tuple[str, ...] = ()  # a group's other members, who speak in some user lines
+
+    def speaker(self, content: str, default: str) -> str:
+        """Who says a group line that starts with a member's "Name:" (the longest such
+        name), for a `{{name}}` in its markers, as SillyTavern fills it with the message's
+        speaker; `default` for any other line."""
+        if not self.group:
+            return default
+        found = [name for name in (*self.others, self.char) if content.startswith(f"{name}:")]
+        return max(found, key=len) if found else default
 
 
 def instruct_prompt(messages: list[dict[str, Any]], *, template: InstructTemplate,
@@ -183,7 +193,8 @@ def instruct_prompt(messages: list[dict[str, Any]], *, template: InstructTemplat
     oldest message is the chat's first; SillyTavern gives the first sequences to the chat's
     first message (`coreChat[0]`), so a window that left it out gives them to no message."""
     names = _Names(user=user_name or "User", char=char_name or "Assistant", group=group,
-                   lines_named=group and ending == "user")
+                   lines_named=group and ending == "user",
+                   others=tuple(name for name in others if name))
     head = 0
     # A context template's story string is the one opening message; a system note woven in
     # right after it (a depth the chat is too short for) is a turn of its own, as SillyTavern's.
@@ -262,14 +273,15 @@ def _turn(template: InstructTemplate, message: dict[str, Any], names: _Names,
         prefix = ((template.first_input_sequence if position == "first" else
                    template.last_input_sequence if position == "last" else "")
                   or template.input_sequence)
-        suffix, name, named = template.input_suffix, names.user, _names_on(template, names,
-                                                                            "user")
+        suffix, name, named = (template.input_suffix, names.speaker(content, names.user),
+                               _names_on(template, names, "user"))
     elif role == "assistant":
         prefix = ((template.first_output_sequence if position == "first" else
                    template.last_output_sequence if position == "open" else "")
                   or template.output_sequence)
-        suffix, name, named = template.output_suffix, names.char, _names_on(template, names,
-                                                                             "assistant")
+        suffix, name, named = (template.output_suffix,
+                               names.speaker(content, names.char) if names.lines_named
+                               else names.char, _names_on(template, names, "assistant"))
     else:  # a note inside the chat: the system markers, never a name (as SillyTavern's narrator)
         same = template.system_same_as_user
         prefix = template.input_sequence if same else template.system_sequence

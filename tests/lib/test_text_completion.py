@@ -357,3 +357,31 @@ def test_example_lines_split_into_turns_as_sillytaverns_parse():
                              char_name="Mira", heading="")
     assert text == ("<|im_start|>user\nAnn: *Mira looks up.*\n Hi?<|im_end|>\n"
                     "<|im_start|>assistant\nMira: Hello.\nMira: Sit.<|im_end|>\n")
+
+
+def test_a_group_line_fills_the_markers_name_with_its_speaker():
+    # SillyTavern's ChatML-Names: `<|im_start|>[{{name}}]`, {{name}} the message's speaker. A
+    # group prompt gives another member's line as a user line "Mira: …": its marker names Mira,
+    # not the player; in a group's impersonation each member's line names its member.
+    names_template = instruct_template_read({
+        "name": "ChatML-Names", "input_sequence": "<|im_start|>[{{name}}]",
+        "output_sequence": "<|im_start|>[{{name}}]", "system_sequence": "<|im_start|>system",
+        "stop_sequence": "<|im_end|>", "wrap": True, "macro": True, "names_behavior": "none",
+        "output_suffix": "<|im_end|>\n", "input_suffix": "<|im_end|>\n",
+        "system_suffix": "<|im_end|>\n"})
+    messages = [{"role": "system", "content": "Scene."},
+                {"role": "user", "content": "Mira: Hold still."},
+                {"role": "user", "content": "Ann: Hello both."},
+                {"role": "assistant", "content": "Welcome."}]
+    prompt = instruct_prompt(messages, template=names_template, char_name="Rook",
+                             user_name="Ann", group=True, others=["Mira"]).text
+    assert ("<|im_start|>[Mira]\nMira: Hold still.<|im_end|>\n"
+            "<|im_start|>[Ann]\nAnn: Hello both.<|im_end|>\n"
+            "<|im_start|>[Rook]\nWelcome.<|im_end|>\n<|im_start|>[Rook]\n") in prompt
+    lines = [{"role": "assistant", "content": "Mira: Hold still."},
+             {"role": "assistant", "content": "Rook: Welcome."}]
+    impersonated = instruct_prompt(lines, template=names_template, char_name="Rook",
+                                   user_name="Ann", group=True, others=["Mira"],
+                                   ending="user").text
+    assert impersonated.startswith("<|im_start|>[Mira]\nMira: Hold still.<|im_end|>\n"
+                                   "<|im_start|>[Rook]\nRook: Welcome.<|im_end|>\n")
