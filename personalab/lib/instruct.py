@@ -387,9 +387,10 @@ def instruct_examples(blocks: list[str], *, template: InstructTemplate, user_nam
             user = role != "assistant"
             name = names.char if not user else role[1:] if role.startswith(":") else names.user
             # SillyTavern names every example line with "always", and with "force" the
-            # player's lines, and the character's in a group; another member's always is.
-            named = template.names_behavior == "always" or role.startswith(":") or (
-                template.names_behavior == "force" and (user or group))
+            # player's lines; in a group its parse names every line whatever the template
+            # says (and "always" / "force" then name it again: once is enough here).
+            named = group or template.names_behavior == "always" or role.startswith(":") or (
+                template.names_behavior == "force" and user)
             prefix = template.input_sequence if user else template.output_sequence
             suffix = template.input_suffix if user else template.output_suffix
             out.append(_wrapped(template, _marker(template, prefix, names, name),

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+from dataclasses import replace
 
 import pytest
 
@@ -385,3 +386,16 @@ def test_a_group_line_fills_the_markers_name_with_its_speaker():
                                    ending="user").text
     assert impersonated.startswith("<|im_start|>[Mira]\nMira: Hold still.<|im_end|>\n"
                                    "<|im_start|>[Rook]\nRook: Welcome.<|im_end|>\n")
+
+
+def test_a_groups_example_lines_are_named_once_whatever_the_template():
+    # In a group SillyTavern 1.12.6's parseExampleIntoIndividual puts the speaker's name in
+    # front of every example line, so a template with names "none" still shows who speaks;
+    # "always" names them a second time there (`Rook: Rook: Hm.`), once here.
+    chatml = instruct_template_read(BUILT_IN["chatml"])
+    for behavior in ("none", "always"):
+        template = replace(chatml, names_behavior=behavior)
+        text = instruct_examples(["Ann: Hi?\nRook: Hm."], template=template, user_name="Ann",
+                                 char_name="Rook", heading="", group=True)
+        assert text == ("<|im_start|>user\nAnn: Hi?<|im_end|>\n"
+                        "<|im_start|>assistant\nRook: Hm.<|im_end|>\n")
