@@ -10,12 +10,15 @@ sentences" until it ends)."""
 from __future__ import annotations
 
 import contextlib
+import re
+from collections.abc import AsyncIterator
 from typing import Any
 
 from library.find_replace.scripts import USER_INPUT, RegexRun
 from personalab.lib.instruct import InstructTemplate, instruct_stop
 from personalab.lib.llm import LLMError, Provider
 from personalab.lib.llm_text import TextCompletionProvider
+from personalab.lib.reasoning import Reasoning
 from personalab.lib.reply_names import reply_names_cleaned, reply_stop_start_cut
 from personalab.lib.reply_shape import (
     reply_lines_trimmed,
@@ -66,6 +69,37 @@ def reply_stops(context: dict[str, Any], markers: InstructTemplate | None, *,
     if "\n" in stops:
         stops = ["\n", *stops]
     return list(dict.fromkeys(stops))
+
+
+# SillyTavern's Chat Completion `continue_postfix` (its default, a space) and the scripts whose
+# text runs on without spaces between words or sentences (Chinese, Japanese, full-width marks).
+CONTINUE_POSTFIX = " "
+_UNSPACED_END = re.compile(r"[\u3000-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff\uff00-\uffef]$")
+
+
+def continue_joiner(reply: str | None, provider: Provider | None) -> str:
+    """What goes between the reply being continued and its continuation. In Chat Completion
+    SillyTavern 1.12.6 puts `continue_postfix` after a reply that does not end in a space
+    (Generate's `continue_mag`): "She paused." goes on as "She paused. Then…", not
+    "paused.Then…". A text-completion model writes its own spacing (there it is not added),
+    and after Chinese or Japanese text, which has no spaces, it is not added here either."""
+    if (not reply or reply.endswith(CONTINUE_POSTFIX) or _UNSPACED_END.search(reply)
+            or isinstance(provider, TextCompletionProvider)):
+        return ""
+    return CONTINUE_POSTFIX
+
+
+async def continue_pieces(pieces: AsyncIterator[str], reply: str | None,
+                          provider: Provider | None) -> AsyncIterator[str]:
+    """The model's pieces, the joiner (continue_joiner) before the continuation's first text;
+    a continuation that starts with a space or a line break of its own gets none (SillyTavern
+    then sends two spaces)."""
+    joiner = continue_joiner(reply, provider)
+    async with contextlib.aclosing(pieces):
+        async for piece in pieces:
+            if joiner and piece and not isinstance(piece, Reasoning):
+                piece, joiner = (piece if piece[0].isspace() else joiner + piece), ""
+            yield piece
 
 
 def reply_tidied(content: str, *, names: dict[str, Any] | None,

@@ -28,7 +28,7 @@ from chat.play.overflow import RETRIES, overflow_learn
 from chat.play.prompt_refusal import prompt_refusal_said
 from chat.play.recap_roll import recaps_roll
 from chat.play.regex_scripts import reply_regexed, turn_regex
-from chat.play.reply_clean import reply_names, reply_tidied
+from chat.play.reply_clean import continue_pieces, reply_names, reply_tidied
 from chat.play.reply_limit import pieces_capped, truncated_warning
 from chat.play.take_back import RedoRefused
 from chat.play.turn_records import Prepared, TurnContext, TurnRefused
@@ -373,7 +373,8 @@ async def _stream_reply(store: FileStore, ctx: TurnContext,
 
     flags: dict[str, Any] = {}
     limit = settings.PERSONALAB_MAX_REPLY_CHARS
-    pieces = pieces_capped(provider.stream(prepared.prompt.messages, context=prepared.llm_context),
+    pieces = pieces_capped(continue_pieces(provider.stream(
+        prepared.prompt.messages, context=prepared.llm_context), ctx.continue_from, provider),
                            limit=max(limit - len(writer.content), 0), flags=flags)
     pump_task = asyncio.create_task(_relay(pieces, writer, push, push_reasoning))
     stop_task = asyncio.create_task(stop.wait())

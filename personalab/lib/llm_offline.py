@@ -37,9 +37,9 @@ _ZH_CONTINUATIONS = [
     "（{name}压低声音）记住，别把这些告诉任何人。",
 ]
 _EN_CONTINUATIONS = [
-    " ({name} goes on) There is one more thing I never told you.",
-    " ({name} looks into the distance) Still, the road is long. We should get ready first.",
-    " ({name} lowers their voice) Remember: tell no one about this.",
+    "({name} goes on) There is one more thing I never told you.",
+    "({name} looks into the distance) Still, the road is long. We should get ready first.",
+    "({name} lowers their voice) Remember: tell no one about this.",
 ]
 _EN_OPENINGS = ["({name} pauses for a moment) ", "({name} looks up at you) ", "({name} sighs) "]
 _EN_BODIES = [

@@ -67,7 +67,7 @@ def test_continue_sends_the_reply_so_far_its_notes_then_the_nudge(store, alice, 
     english(store)
     instance_id = solo_create(store, alice, CARD)
     _note(store, instance_id)
-    use_stub.script(Reply("I am Mira, and"), Reply(" I mend people."))
+    use_stub.script(Reply("I am Mira, and"), Reply("I mend people."))
     turn(store, instance_id)
     result = turn(store, instance_id, "", continue_reply=True)
     sent = use_stub.requests[-1]["messages"]
@@ -77,7 +77,20 @@ def test_continue_sends_the_reply_so_far_its_notes_then_the_nudge(store, alice, 
         {"role": "system", "content": "Keep it tense."},
         {"role": "system", "content": NUDGE.format("I am Mira, and")},
         {"role": "system", "content": "Stay terse."}]
+    # SillyTavern's continue_postfix (a space) joins the reply so far and the model's answer
     assert result.answer_text == "I am Mira, and I mend people."
+
+
+def test_continue_joins_with_a_space_but_not_after_chinese_text(store, alice, use_stub):
+    english(store)
+    instance_id = solo_create(store, alice, CARD)
+    use_stub.script(Reply("She paused."), Reply("Then she left."), Reply("她停下了。"),
+                    Reply("然后离开。"))
+    turn(store, instance_id)
+    assert turn(store, instance_id, "", continue_reply=True).answer_text == (
+        "She paused. Then she left.")
+    turn(store, instance_id, "然后呢？")
+    assert turn(store, instance_id, "", continue_reply=True).answer_text == "她停下了。然后离开。"
 
 
 def test_continue_prefill_sends_the_reply_so_far_last_without_a_nudge(store, alice, use_stub):
