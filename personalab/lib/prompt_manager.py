@@ -48,6 +48,7 @@ ST_UNUSED_SWITCHES = {
     "wrap_in_quotes": (False, "not supported yet: your messages are sent as written"),
     "squash_system_messages": (False, "not supported yet: use the connection's prompt "
                                       "post-processing (merge) instead"),
+    "continue_postfix": (" ", "not supported yet: a continued reply goes on after a space"),
 }
 # SillyTavern's utility prompts for Chat Completion (its defaults, 1.12.6): the main prompt sent
 # when no main block, card system prompt or template main prompt replaces it, the line before the

@@ -332,10 +332,11 @@ def test_a_prompt_that_forbids_overrides_keeps_the_cards_prompts_out(store, alic
 
 def test_message_switches_it_does_not_apply_are_listed_as_not_imported():
     preset = {**st_preset(), "names_behavior": 2, "wrap_in_quotes": True,
-              "squash_system_messages": True}
+              "squash_system_messages": True, "continue_postfix": "\n"}
     skipped = {item["name"] for item in prompt_blocks_from_st_preset(preset)["skipped"]}
-    assert {"names_behavior", "wrap_in_quotes", "squash_system_messages"} <= skipped
+    assert {"names_behavior", "wrap_in_quotes", "squash_system_messages",
+            "continue_postfix"} <= skipped
     at_defaults = {**st_preset(), "names_behavior": 0, "wrap_in_quotes": False,
-                   "squash_system_messages": False}
+                   "squash_system_messages": False, "continue_postfix": " "}
     assert prompt_blocks_from_st_preset(at_defaults)["skipped"] == \
         prompt_blocks_from_st_preset(st_preset())["skipped"]
