@@ -11,7 +11,7 @@ earlier session) or told in a lead-in turn ("said:N", the N-th turn, with five t
 that it has left the newest messages).
 
     .venv/bin/python bench/recall_talk.py [--data ../shared/bench] [--keep-messages 10]
-        [--only KIND] [--misses]
+        [--only KIND] [--misses] [--match TEXT …]
 
 A probe is found when a line holding its answer (any of its `evidence` ids: MemDaily says most
 facts twice) reaches the model's request; @5 / @10 count it among the first 5 / 10 lines of
@@ -505,6 +505,9 @@ def main() -> None:
     parser.add_argument("--keep-messages", type=int, default=10)
     parser.add_argument("--only", help="probes of this kind only (follow-up, long, group, …)")
     parser.add_argument("--misses", action="store_true", help="print each probe not at @5")
+    parser.add_argument("--match", action="append",
+                        help="probes whose measured turn holds this text only (a quick "
+                        "look: the probes left out are not played, so ranks may differ a little)")
     args = parser.parse_args()
     with h.data_dir_temp() as data_dir:
         t.django_boot(data_dir)
@@ -512,7 +515,8 @@ def main() -> None:
         settings_for_play(store, keep=args.keep_messages)
         found: list[dict] = []
         for name, probes in PROBES.items():
-            probes = [p for p in probes if args.only in (None, p[0])]
+            probes = [p for p in probes if args.only in (None, p[0])
+                      and (not args.match or any(m in p[1][-1] for m in args.match))]
             if not probes:
                 continue
             group, _, file = name.rpartition(":")

@@ -20,6 +20,8 @@ from dataclasses import dataclass, field
 
 from memory.keyword_index.tokens import text_tokenize
 
+_HAN = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]{2}")
+
 # A statement's word counts for this share of the question's own word.
 ALTERNATIVE_WEIGHT = 0.5
 
@@ -144,11 +146,21 @@ SAID_INSTEAD: tuple[tuple[tuple[str, ...], tuple[str, ...]], ...] = (
      ("studied", "study", "major", "degree", "graduated", "university", "college", "school")),
     (("film",), ("movie",)),
     (("movie",), ("film",)),
+    # A name is asked as "name" and told as what one calls it ("what did I name my cat?" for
+    # "she's called Pepper", "we call him Biscuit"). Words, not a kind of fact (NOT_KINDS).
+    (("name", "names", "named"), ("called", "call", "calls", "calling")),
+    # A birth in the family is asked as having a child and told by the baby or by what the
+    # teller became ("my sis just had a baby boy, im an uncle now", "my sister's newborn").
+    # "kid" alone asks about any child: only having one is a key.
+    (("had a kid", "had a baby", "have a baby", "having a baby", "had a child", "new baby",
+      "newborn", "gave birth", "give birth"),
+     ("baby", "newborn", "born", "birth", "pregnant", "aunt", "uncle", "auntie", "grandma",
+      "grandpa", "grandmother", "grandfather", "niece", "nephew", "grandson", "granddaughter")),
     # "哪儿的人" as "哪儿人". 从小 is the English row's "childhood".
     (("哪里人", "哪儿人", "哪里的人", "哪儿的人", "哪的人", "哪个城市的人", "哪座城市的人",
       "哪个地方的人", "什么地方的人", "哪个省的人", "家乡", "老家", "故乡", "籍贯",
       "长大", "出生地", "在哪出生", "在哪儿出生", "在哪里出生", "哪里出生", "哪儿出生",
-      "从哪来", "从哪儿来", "从哪里来", "出身"),
+      "从哪来", "从哪儿来", "从哪里来", "打哪来", "打哪儿来", "打哪里来", "出身"),
      ("老家", "家乡", "故乡", "来自", "出生", "长大", "土生土长", "祖籍", "籍贯", "从小")),
     (("对象", "另一半", "伴侣", "爱人", "那口子"),
      ("女朋友", "男朋友", "女友", "男友", "老公", "老婆", "妻子", "丈夫", "对象", "爱人", "媳妇",
@@ -185,6 +197,9 @@ SAID_INSTEAD: tuple[tuple[tuple[str, ...], tuple[str, ...]], ...] = (
     (("专业", "学历", "哪个学校", "哪所大学", "学的什么", "学什么的", "毕业于", "哪毕业"),
      ("大学", "专业", "毕业", "学校", "读书", "读研", "研究生", "本科", "学院")),
     (("片子", "电影"), ("电影", "片子")),
+    (("生孩子", "生了孩子", "生小孩", "生宝宝", "生娃", "生了个", "添丁", "新生儿"),
+     ("宝宝", "生了", "出生", "怀孕", "当妈", "当爸", "当姑姑", "当舅舅", "当叔叔", "当阿姨",
+      "当奶奶", "当爷爷", "当外婆", "当外公", "满月", "侄子", "侄女", "外甥")),
 )
 
 
@@ -287,12 +302,20 @@ def _row(key: str) -> int:
     return next(i for i, (keys, _) in enumerate(SAID_INSTEAD) if key in keys)
 
 
+# Rows of words said instead that name no kind of personal fact (keyed by their first key): a
+# name is asked of anything ("what's the name of that band?"), so a question saying "name" is
+# not taken for one about the asker's own fact, and a line saying "called" is no telling of it.
+NOT_KINDS = frozenset({"name"})
+
+
 def kinds_asked(text: str) -> list[tuple[str, tuple[str, ...]]]:
-    """Per kind of fact `text` names (a row of SAID_INSTEAD, each once): the key it names it
-    by (its longest) and every word of the row, keys and statement words."""
+    """Per kind of fact `text` names (a row of SAID_INSTEAD, each once, NOT_KINDS left out):
+    the key it names it by (its longest) and every word of the row, keys and statement words."""
     found: dict[int, tuple[str, tuple[str, ...]]] = {}
     for key in _keys_found(text.lower()):
         row = _row(key)
+        if SAID_INSTEAD[row][0][0] in NOT_KINDS:
+            continue
         found.setdefault(row, (key, tuple(dict.fromkeys((*SAID_INSTEAD[row][0],
                                                          *SAID_INSTEAD[row][1])))))
     return list(found.values())
@@ -328,5 +351,29 @@ def query_terms(query: str, *, tokenize: Callable[[str], list[str]] = text_token
             run for word in SAID_INSTEAD[row][1]
             if (run := tuple(tokenize(word))) and not (own and set(own) <= set(run))))
         terms.append(Term(own=own, instead=instead))
-    terms += [Term(own=(token,)) for token in tokens if token not in grouped]
+    straddling = _straddling(lowered, keys)
+    terms += [Term(own=(token,)) for token in tokens
+              if token not in grouped and token not in straddling]
     return terms
+
+
+def _straddling(lowered: str, keys: list[str]) -> set[str]:
+    """The bigrams of `lowered` found only across the end of a Chinese key it holds: a key is
+    a word, and after it the question asks ("老家是哪": 家是 drew "我上司他们家是北京的"). The
+    bigram across its start stays: it ties the key to whose it is ("上司生日": 司生)."""
+    ends = {at + len(key) - 1 for key in keys if not key.isascii() and len(key) >= 2
+            for at in _places(lowered, key)}
+    pairs: dict[str, set[bool]] = {}
+    for start in range(len(lowered) - 1):
+        pair = lowered[start:start + 2]
+        if _HAN.fullmatch(pair):
+            pairs.setdefault(pair, set()).add(start in ends)
+    return {pair for pair, on_end in pairs.items() if on_end == {True}}
+
+
+def _places(text: str, part: str) -> list[int]:
+    places, at = [], text.find(part)
+    while at >= 0:
+        places.append(at)
+        at = text.find(part, at + 1)
+    return places

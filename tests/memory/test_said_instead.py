@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from memory.keyword_index.bm25 import KeywordPart, bm25_scored
-from memory.keyword_index.said_instead import Term, query_terms
+from memory.keyword_index.said_instead import Term, kinds_asked, query_terms
 
 
 def _statement_words(query: str) -> set[tuple[str, ...]]:
@@ -169,3 +169,37 @@ def test_a_size_asked_with_duobig_asks_no_age(question):
                                       "我舅舅多大岁数了？"])
 def test_duobig_after_a_person_or_a_time_asks_an_age(question):
     assert ("岁",) in _statement_words(question)
+
+
+@pytest.mark.parametrize(("question", "lines"), [
+    # R6: a name is asked as "name" and told as what one calls it.
+    ("what did i name my cat?", ["That kitten at the shelter was so cute.", "We adopted a "
+                                 "kitten last month, she's called Pepper.", "Nice weather."]),
+    # A birth in the family is asked as having a kid, told by the baby or by what one became;
+    # "kid" alone is any child.
+    ("who just had a kid?", ["The kids at the park were so loud today.",
+                             "my older sis just had a baby boy, im an uncle now!!",
+                             "Nice weather."]),
+    # 打 is the spoken 从: where one comes from is told by where one was born.
+    ("是打哪儿来", ["我打算明天去超市买点菜。", "我出生在成都，上大学才来的上海。",
+                    "今天天气不错。"]),
+])
+def test_a_question_in_one_wording_finds_the_line_told_in_another(question, lines):
+    scores, _, _ = _scores(lines, question)
+    assert scores[1] > scores[0] and scores[1] > scores[2]
+
+
+def test_the_characters_across_the_end_of_a_key_are_no_word():
+    # "老家是哪": 家是 is no word of the question; it drew "我上司他们家是北京的" above the
+    # line that told the home town. Across a key's start the owner stays tied to it (司生).
+    assert ("家是",) not in {term.own for term in query_terms("老家是哪")}
+    assert ("司生",) in {term.own for term in query_terms("上司生日是哪天")}
+    scores, _, _ = _scores(["我上司他们家是北京的。", "我是在大连出生的，高中毕业才离开。",
+                            "今天天气不错。"], "老家是哪")
+    assert scores[1] > scores[0]
+
+
+def test_a_name_asked_is_no_kind_of_the_askers_own_fact():
+    # "what's the name of the band I liked?" asks of a band, not of the asker.
+    assert kinds_asked("what's the name of the band I liked?") == []
+    assert [key for key, _ in kinds_asked("what did i name my cat?")] == ["cat"]
