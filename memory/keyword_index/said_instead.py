@@ -151,9 +151,10 @@ SAID_INSTEAD: tuple[tuple[tuple[str, ...], tuple[str, ...]], ...] = (
     (("name", "names", "named"), ("called", "call", "calls", "calling")),
     # A birth in the family is asked as having a child and told by the baby or by what the
     # teller became ("my sis just had a baby boy, im an uncle now", "my sister's newborn").
-    # "kid" alone asks about any child: only having one is a key.
-    (("had a kid", "had a baby", "have a baby", "having a baby", "had a child", "new baby",
-      "newborn", "gave birth", "give birth"),
+    # "kid" alone asks about any child, and "newborn" names the child talked of ("friends with
+    # a newborn child" drew every line saying "baby" or "uncle"): only having one is a key.
+    (("had a kid", "had a baby", "have a baby", "having a baby", "had a child", "gave birth",
+      "give birth"),
      ("baby", "newborn", "born", "birth", "pregnant", "aunt", "uncle", "auntie", "grandma",
       "grandpa", "grandmother", "grandfather", "niece", "nephew", "grandson", "granddaughter")),
     # "哪儿的人" as "哪儿人". 从小 is the English row's "childhood".
