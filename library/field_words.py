@@ -10,6 +10,8 @@ from collections.abc import Mapping
 
 from django.utils.translation import gettext, gettext_noop
 
+from library.json_words import json_words
+
 # The validators' sentences, each one a msgid as written (English stays word for word what
 # the validator wrote: API clients may compare it); %(name)s stands for a figure or a list.
 SENTENCES = (
@@ -69,7 +71,8 @@ def field_words(sentence: str) -> str:
     for pattern, words in PATTERNS:
         found = pattern.fullmatch(sentence)
         if found:
-            return gettext(words) % found.groupdict() if found.groupdict() else gettext(words)
+            return json_words(gettext(words) % found.groupdict() if found.groupdict()
+                              else gettext(words))
     return sentence
 
 

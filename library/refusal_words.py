@@ -10,6 +10,7 @@ import re
 from django.utils.translation import gettext_lazy
 
 from library.in_use_words import in_use_words
+from library.json_words import json_words
 from personalab.lib.worded_forms import Forms, form_named
 
 _INVALID = re.compile(r"card JSON is invalid: (?P<rest>.+)", re.S)
@@ -124,9 +125,9 @@ def refusal_words(message: str) -> str:
     for opening, words in ((_INVALID, INVALID), (_REFUSED, REFUSED)):
         found = opening.fullmatch(message)
         if found:
-            return str(words) % {"rest": _reason_words(found["rest"])}
-    return (form_named(message, FORMS)
-            or form_named(message, CHARX_FORMS, reworded={"detail": _reason_words}) or message)
+            return json_words(str(words) % {"rest": _reason_words(found["rest"])})
+    return json_words(form_named(message, FORMS) or form_named(
+        message, CHARX_FORMS, reworded={"detail": _reason_words}) or message)
 
 
 def _reason_words(reason: str) -> str:

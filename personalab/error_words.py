@@ -12,6 +12,7 @@ from django.utils.translation import gettext, gettext_lazy, pgettext, pgettext_l
 
 from chat.import_export.refusal_words import chat_refusal_words
 from library.field_words import field_words
+from library.json_words import json_words
 from library.refusal_words import refusal_words
 from personalab.error_sentences import SENTENCES
 from personalab.lib.errors import AppError, error_reader_set
@@ -101,12 +102,12 @@ def error_said(message: str) -> str:
         message, SENTENCE_FORMS, {"kind": KIND_WORDS},
         {"reason": error_said, "expected": _choices_said})
     if worded:
-        return worded
+        return json_words(worded)
     for say in (refusal_words, chat_refusal_words, field_words):
         worded = say(message)
         if worded != message:
-            return worded
-    return message
+            return json_words(worded)
+    return json_words(message)
 
 
 def _choices_said(choices: str) -> str:

@@ -12,6 +12,7 @@ from django.utils.translation import gettext_lazy
 
 from chat.import_export.chat_formats import NOT_A_CHAT
 from chat.templatetags.sessions import skip_reason
+from library.json_words import json_words
 from personalab.lib.worded_forms import Forms, form_named
 
 _NOT_A_CHAT_WORDS = {
@@ -60,4 +61,4 @@ FORMS: Forms = [
 
 def chat_refusal_words(message: str) -> str:
     """`message` (a chat reader's refusal) in the active language; any other text as it came."""
-    return form_named(message, FORMS, reworded={"reason": skip_reason}) or message
+    return json_words(form_named(message, FORMS, reworded={"reason": skip_reason}) or message)

@@ -10,6 +10,7 @@ from django import template
 from django.utils.text import capfirst
 from django.utils.translation import gettext, gettext_lazy, gettext_noop
 
+from library.json_words import json_words
 from personalab.lib.ordinals import ordinal_ending
 
 register = template.Library()
@@ -73,7 +74,7 @@ def skip_reason(reason: object) -> str:
     text = str(reason or "")
     if text.startswith("not valid JSON ("):
         return gettext("the line is not valid JSON (%(detail)s)") % {
-            "detail": text.removeprefix("not valid JSON (").removesuffix(")")}
+            "detail": json_words(text.removeprefix("not valid JSON (").removesuffix(")"))}
     return str(SKIP_REASONS.get(text, text))
 
 

@@ -100,8 +100,8 @@ def test_a_refusal_made_of_its_fields_reasons_is_said_field_by_field(
 @pytest.mark.parametrize(("language", "words"), [
     ("en", "data/instances/{i}/instance_state.json cannot be read: not valid JSON (Expecting "
            "property name enclosed in double quotes: line 1 column 2 (char 1))"),
-    ("zh-hans", "data/instances/{i}/instance_state.json 无法读取：不是有效的 JSON（Expecting "
-                "property name enclosed in double quotes: line 1 column 2 (char 1)）")])
+    ("zh-hans", "data/instances/{i}/instance_state.json 无法读取：不是有效的 JSON（第 1 行第 2 "
+                "列：这里应是用双引号括起的属性名）")])
 def test_a_damaged_file_is_named_from_the_data_folder_in_the_requests_language(
         client, auth, instance, store, language, words):
     (store.instance_dir(instance) / "instance_state.json").write_text("{nope")

@@ -18,7 +18,8 @@ CASES = {
                    "未保存：深度（0 = 最后一条消息之后）：须为 0 到 999 之间的整数"),
     "regex scripts": ({"regex_scripts": "[{bad"},
                       "Not saved: Regex scripts: not valid JSON: Expecting property name",
-                      "未保存：正则脚本：不是有效的 JSON：Expecting property name"),
+                      "未保存：正则脚本：不是有效的 JSON：第 1 行第 3 列："
+                      "这里应是用双引号括起的属性名"),
 }
 
 

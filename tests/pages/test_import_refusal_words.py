@@ -147,3 +147,23 @@ def test_a_chat_file_with_no_readable_line_says_its_first_lines_fault_in_chinese
                     b'not json\n{"broken": \n', "zh-CN")
     assert "文件中没有可读取的对话消息：第 1 行：这一行不是有效的 JSON（" in page
     assert "not valid JSON" not in page and ": line 1" not in page
+
+
+def test_the_json_parsers_detail_reads_in_chinese_with_its_line_and_column(alice_client,
+                                                                           instance):
+    """The parser's words stayed English inside the Chinese sentence: "文件不是 JSON：Expecting
+    ',' delimiter: line 1 column 10 (char 9)", "这一行不是有效的 JSON（Expecting value, column
+    1）"."""
+    book = _refusal(alice_client, "/library/lorebooks/upload", "book.json",
+                    b'{"entries": {"0" 1}}', "zh-CN")
+    assert "文件不是 JSON：第 1 行第 18 列：这里应是分隔符“:”" in book
+    chat = _refusal(alice_client, f"/instances/{instance}/import_chat", "bad.jsonl",
+                    b'{"name": "A",, }\n', "zh-CN")
+    assert "这一行不是有效的 JSON（第 14 列：这里应是用双引号括起的属性名）" in chat
+    assert "Expecting" not in book + chat
+
+
+def test_the_json_parsers_detail_in_english_keeps_its_words():
+    message = "file is not JSON: Expecting ',' delimiter: line 1 column 10 (char 9)"
+    assert refusal_words(message) == (
+        "the file is not JSON: Expecting ',' delimiter: line 1 column 10")
