@@ -6,6 +6,7 @@ from chat.pages import import_report as import_report_views
 from chat.pages import imports as import_views
 from chat.pages import members as member_views
 from chat.pages import message as message_views
+from chat.pages import message_forms
 from chat.pages import regex_allow as regex_allow_views
 from chat.pages import settings_page as settings_views
 from chat.pages import variables as variable_views
@@ -20,6 +21,10 @@ urlpatterns = [
     path("instances/<str:instance_id>/messages", views.instance_messages, name="instance_messages"),
     path("instances/<str:instance_id>/messages/line", message_views.message_line,
          name="message_line"),
+    path("instances/<str:instance_id>/messages/change", message_forms.message_form,
+         name="message_form"),
+    path("instances/<str:instance_id>/messages/<str:session_id>/<int:index>/",
+         message_forms.message_page, name="message_page"),
     path("instances/<str:instance_id>/outline", views.instance_outline, name="instance_outline"),
     path("instances/<str:instance_id>/import_chat", views.instance_import_chat,
          name="instance_import_chat"),

@@ -140,6 +140,23 @@ def message_read(store: FileStore, *, instance_id: str, session_key: str, index:
     return _row(index, _line_at(read, index, fingerprint))
 
 
+def message_row(store: FileStore, *, instance_id: str, session_key: str,
+                index: int) -> dict[str, Any]:
+    """One message as a row of the messages page (with `is_last_reply` and `read_only`), for
+    a page of that message's actions; a position that holds no message is a 404."""
+    read, archived = session_open(store, instance_id=instance_id, key=session_key,
+                                  pick=_from(index))
+    if not 0 <= index - read.first_index < len(read.lines):
+        raise HistoryError("that message is no longer in the session", status=404)
+    line = read.lines[index - read.first_index]
+    if not _is_editable(line):
+        raise HistoryError("only messages and summaries can be changed", status=404)
+    row = _row(index, line)
+    last = _last_message_position(read)
+    return {**row, "is_last_reply": index == last and row["role"] == "assistant",
+            "read_only": archived}
+
+
 EDITABLE_KINDS = (USER, ASSISTANT, SUMMARY, NOTE)
 
 

@@ -11,6 +11,7 @@ from django.contrib.auth.decorators import login_required
 from django.contrib.humanize.templatetags.humanize import intcomma
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
+from django.urls import reverse
 from django.utils.translation import gettext
 from django.views.decorators.http import require_GET, require_http_methods, require_POST
 
@@ -39,6 +40,7 @@ from chat.models import Trace
 from chat.pages.chat_strings import chat_page_strings
 from chat.pages.import_report import import_report_for_page, import_report_key
 from chat.pages.members import members_context, reply_orders
+from chat.pages.message_forms import undo_offer_take
 from chat.pages.regex_allow import regex_asks
 from chat.pages.variables import variables_context
 from chat.play.account_turns import AccountTurnsBusy
@@ -73,7 +75,7 @@ from memory.authors_note import NOTE_ROLES, authors_note_save
 from memory.errors import MemoryActionError
 from memory.runtime import progress_state
 from personalab.lib.config_schema import digits_int
-from personalab.lib.errors import AppError, LimitReached, error_read, errors_back_to
+from personalab.lib.errors import AppError, Forbidden, LimitReached, error_read, errors_back_to
 from personalab.lib.filestore.store import FileStore
 from personalab.lib.letter_colours import letter_class
 from personalab.lib.llm import LLMError
@@ -290,6 +292,7 @@ def _recap_due_text(store, read) -> str:
 @require_GET
 def instance_page(request: HttpRequest, instance_id: str) -> HttpResponse:
     context = _chat_context(request, instance_id)
+    context["undo_offer"] = undo_offer_take(request, instance_id)
     page = render(request, "chat/instance.html", context)
     # The page offers this chat's export; a large one's worker starts now, not when asked,
     # and after the page is rendered: a starting worker takes a core for seconds.
@@ -309,23 +312,45 @@ def instance_messages(request: HttpRequest, instance_id: str) -> HttpResponse:
 @require_http_methods(["GET", "POST"])
 def instance_outline(request: HttpRequest, instance_id: str) -> HttpResponse:
     """The outline; a POST first moves the story to one of its points by hand (skip to, go
-    back to, mark done), as PUT /api/v1/instances/{id}/plot_state."""
-    refusal = None
+    back to, mark done), as PUT /api/v1/instances/{id}/plot_state, or holds or releases the
+    beat (`hold`), as PUT …/plot_hold. Without a script the page comes back with what happened."""
+    note = refusal = None
     if request.method == "POST":
         _instance_or_404(request, instance_id)
-        try:
-            instance_settings.instance_plot_set(
-                get_store(), user=request.user, instance_id=instance_id,
-                index=digits_int(request.POST.get("index")),
-                status=request.POST.get("status", "in_progress"))
-        except AppError:
-            # the buttons send only points and statuses the outline had when it was shown
-            refusal = gettext("The story was not moved: the outline has changed since this "
-                              "page showed it. Here it is as it is now.")
+        note, refusal = _outline_change(request, instance_id)
     context = _chat_context(request, instance_id)
     if request.method == "POST" and refusal is None:
         plot_changed_publish(instance_id, director=context["director"])
+    if request.method == "POST" and not request.htmx:
+        (messages.error if refusal else messages.info)(request, refusal or note)
+        return redirect(reverse("instance", args=[instance_id]) + "#drawer")
     return render(request, "chat/_outline.html", {**context, "outline_refusal": refusal})
+
+
+def _outline_change(request: HttpRequest, instance_id: str) -> tuple[str, str | None]:
+    """Moves or holds the story as the form asks: (what happened, what refused it or None)."""
+    form = request.POST
+    try:
+        if "hold" in form:
+            held = form["hold"] == "1"
+            instance_settings.instance_plot_hold(get_store(), user=request.user,
+                                                 instance_id=instance_id, held=held)
+            return (gettext("This beat is held: the director does not move the story on "
+                            "until you release it.") if held else
+                    gettext("The beat is released: the director moves the story on again.")
+                    ), None
+        index = digits_int(form.get("index"))
+        status = form.get("status", "in_progress")
+        instance_settings.instance_plot_set(get_store(), user=request.user,
+                                            instance_id=instance_id, index=index, status=status)
+    except Forbidden as exc:
+        return "", error_read(exc)
+    except AppError:
+        # the buttons send only points and statuses the outline had when it was shown
+        return "", gettext("The story was not moved: the outline has changed since this "
+                           "page showed it. Here it is as it is now.")
+    return (gettext("Point %(n)s is done.") if status == "completed"
+            else gettext("The story is at point %(n)s now.")) % {"n": index}, None
 
 
 CHAT_IMPORT_MAX_BYTES = 10 * 1024 * 1024

@@ -24,6 +24,7 @@ from chat.groups import conversations
 from chat.history_manager import base as history_base
 from chat.history_manager import reads as history_read
 from chat.inspector.names import trace_chat_name
+from chat.pages.message_forms import undo_offer_take
 from chat.services.errors import NotFound
 from chat.services.instances import instance_for_user
 from library.selectors import character_for_chat_optional, persona_effective
@@ -127,7 +128,8 @@ def history_page(request: HttpRequest, instance_id: str) -> HttpResponse:
                    sessions=history_read.session_list(get_store(), instance_id=instance_id),
                    related=_related_context(request, context["state"]),
                    member_changes=selectors.member_changes_shown(get_store(),
-                                                                 instance_id=instance_id))
+                                                                 instance_id=instance_id),
+                   undo_offer=undo_offer_take(request, instance_id))
     return render(request, "chat/history.html", context)
 
 

@@ -1,6 +1,7 @@
-"""One message of the chat page, rendered as the page shows it. Every change to a message
-(edit, hide, delete, undo, branch, swipe) goes through the REST API (chat/api/instances.py); the page
-script asks for this fragment afterwards to put the changed message in place."""
+"""One message of the chat page, rendered as the page shows it. The page script changes a
+message (edit, hide, delete, undo, branch, swipe) through the REST API (chat/api/history.py)
+and asks for this fragment afterwards to put the changed message in place; without a script,
+chat/pages/message_forms.py makes the same changes."""
 
 from __future__ import annotations
 
@@ -32,5 +33,5 @@ def message_line(request: HttpRequest, instance_id: str) -> HttpResponse:
         raise Http404("message not found")
     state = store.instance_state_read(instance_id)
     return render(request, "chat/_message.html", {
-        "item": selectors.chat_message_item(read, index=index), "instance": row,
+        "item": selectors.chat_message_item(read, index=index), "instance": row, "state": state,
         **selectors.message_render_context(store, state=state, lines=read.lines)})

@@ -27,7 +27,7 @@ root.addEventListener("click", (e) => {
   const action = control.dataset.action;
   if (action === "drawer-close") drawer(false, {focus: true});
   else if (action === "older") loadOlder();
-  else if (action === "plot-hold") plotHold(control);
+  else if (action === "plot-hold") { e.preventDefault(); plotHold(control); }  // not the no-script form
   else messageAction(action, control);
 });
 

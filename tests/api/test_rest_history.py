@@ -97,7 +97,8 @@ def test_the_history_page_branches_an_older_session_the_way_back_to_it(as_alice,
              {"index": row["index"], "fingerprint": row["fingerprint"]})
     page = alice_client.get(f"/instances/{chatted}/history/?session=sess_001").content.decode()
     last = _rows(as_alice, chatted)["answer 2"]
-    branch = (f'<form data-api="branch" data-url="/api/v1/instances/{chatted}/sessions/'
+    branch = (f'<form method="post" action="/instances/{chatted}/messages/change" '
+              f'data-api="branch" data-url="/api/v1/instances/{chatted}/sessions/'
               f'sess_001/branch" data-index="{last["index"]}" '
               f'data-fingerprint="{last["fingerprint"]}" data-chat="/instances/{chatted}/">')
     assert branch in page

@@ -27,7 +27,8 @@ def test_the_next_goal_offers_mark_done_and_one_post_finishes_it(alice_client, s
     assert _buttons(page) == {"1": ["go"], "2": ["go"], "3": [], "4": ["go", "done"],
                               "5": ["go"]}
     assert 'aria-label="mark done (point 4)"' in page
-    after = alice_client.post(url, {"index": "4", "status": "completed"}).content.decode()
+    after = alice_client.post(url, {"index": "4", "status": "completed"},
+                             HTTP_HX_REQUEST="true").content.decode()
     assert store.instance_state_read(instance)["plot_state"]["current_status"] == "completed"
     assert store.instance_state_read(instance)["plot_state"]["current_plot_index"] == 4
     assert _buttons(after)["5"] == ["go", "done"]

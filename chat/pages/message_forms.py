@@ -1,0 +1,145 @@
+"""A message's changes without JavaScript: the chat page links each message to a page of its
+actions, and that page's forms and the history manager's post here. Each calls the service the
+REST API calls (chat/api/history.py), then goes back to the page it came from with what
+happened, and for a delete or an edit an Undo while the server's undo window lasts. With
+scripts, the pages make the same changes through the REST API and never post here.
+"""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+from urllib.parse import urlencode
+
+from django.contrib import messages
+from django.contrib.auth.decorators import login_required
+from django.http import Http404, HttpRequest, HttpResponse
+from django.shortcuts import redirect, render
+from django.urls import reverse
+from django.utils.translation import gettext
+from django.views.decorators.http import require_GET, require_POST
+
+from chat import selectors
+from chat.history_manager import base as history_base
+from chat.history_manager import edits as history
+from chat.history_manager import reads as history_read
+from chat.services.errors import NotFound
+from chat.services.index import instance_index
+from chat.services.instances import instance_for_user
+from chat.templatetags.sessions import session_label
+from library.selectors import character_for_chat_optional, persona_effective
+from personalab.lib.errors import AppError, Invalid, error_read
+from personalab.storage import get_store
+
+UNDO_OFFER = "undo_offer"  # the session key of the Undo a no-script page shows once
+
+
+def _owned(request: HttpRequest, instance_id: str):
+    try:
+        return instance_for_user(request.user, instance_id)
+    except NotFound:
+        raise Http404("instance not found") from None
+
+
+def undo_offer_take(request: HttpRequest, instance_id: str) -> dict[str, Any] | None:
+    """The Undo of this chat's last no-script delete or edit, once, while its window lasts."""
+    offer = request.session.pop(UNDO_OFFER, None)
+    if not isinstance(offer, dict) or offer.get("instance_id") != instance_id:
+        return None
+    return offer if offer.get("until", 0) > time.time() else None
+
+
+@login_required
+@require_GET
+def message_page(request: HttpRequest, instance_id: str, session_id: str,
+                 index: int) -> HttpResponse:
+    instance = _owned(request, instance_id)
+    store = get_store()
+    try:
+        row = history_read.message_row(store, instance_id=instance_id, session_key=session_id,
+                                       index=index)
+    except history_base.HistoryError as exc:
+        raise Http404(exc.message) from None
+    state = store.instance_state_read(instance_id)
+    shown = selectors.message_render_context(store, state=state, lines=[row["line"]])
+    return render(request, "chat/message_actions.html", {
+        "instance": instance, "instance_id": instance_id, "row": row, "state": state,
+        "page": {"session_key": session_id, "read_only": row["read_only"], "page": "",
+                 "query": ""},
+        "line_display": shown["line_display"], "player_names": shown["player_names"],
+        "character_name": character_for_chat_optional(
+            store, state=state, character_id=state.get("character_id")).get("name") or "",
+        "player_name": persona_effective(store, owner=state.get("owner"),
+                                         persona_id=state.get("persona_id"))["name"],
+        "undo_window": history_base.history_settings(store)["undo_window_seconds"],
+        "back": "chat", "undo_offer": undo_offer_take(request, instance_id)})
+
+
+def _number(form, name: str) -> int:
+    try:
+        return int(str(form.get(name, "")).strip())
+    except ValueError:
+        raise Invalid(f"{name} must be a whole number", field=name) from None
+
+
+def _apply(store, instance_id: str, action: str, form) -> tuple[str, dict[str, Any]]:
+    """Run one change; (what to tell the player, the service's answer)."""
+    where = {"instance_id": instance_id, "session_id": form.get("session", "")}
+    if action == "undo":
+        return gettext("Restored."), history.undo(store, instance_id=instance_id,
+                                                token=form.get("token", ""))
+    if action == "swipe":
+        answer = history.reply_choose_alternative(
+            store, **where, turn=_number(form, "turn"),
+            alternative_index=_number(form, "alternative"))
+        return gettext("Showing version %(version)s of %(versions)s.") % answer, answer
+    message = {**where, "index": _number(form, "index"),
+               "fingerprint": form.get("fingerprint", "")}
+    if action == "edit":
+        answer = history.message_change(store, **message, text=form.get("text", ""))
+        return (gettext("Message edited.") if answer.get("changed", True)
+                else gettext("Nothing changed.")), answer
+    if action == "hide":
+        hidden = form.get("hidden") == "1"
+        answer = history.message_change(store, **message, hidden=hidden)
+        return (gettext("Hidden from the model: it stays here, and is neither sent nor "
+                        "remembered.") if hidden
+                else gettext("The model sees this message again.")), answer
+    if action == "delete":
+        return gettext("Message deleted."), history.message_delete(store, **message)
+    if action == "branch":
+        answer = history.session_branch(store, **message)
+        instance_index(store, instance_id)
+        return gettext("Branched: %(s)s starts from here; the old one is kept in History.") % {
+            "s": session_label(answer["session_id"])}, answer
+    raise Http404("unknown action")
+
+
+def _back(instance_id: str, form, action: str) -> str:
+    """The page the form was on: the history manager at the row's page, else the chat."""
+    if form.get("back") != "history" or action == "branch":
+        return reverse("instance", args=[instance_id])
+    query = {key: form[key] for key in ("session", "page", "q") if form.get(key)}
+    anchor = f"#line-{form['index']}" if form.get("index", "").isdigit() else ""
+    return f"{reverse('history', args=[instance_id])}?{urlencode(query)}{anchor}"
+
+
+@login_required
+@require_POST
+def message_form(request: HttpRequest, instance_id: str) -> HttpResponse:
+    _owned(request, instance_id)
+    action = request.POST.get("action", "")
+    try:
+        note, answer = _apply(get_store(), instance_id, action, request.POST)
+    except AppError as exc:
+        messages.error(request, error_read(exc))
+    else:
+        if not answer.get("undo_token"):
+            messages.info(request, note)
+        else:
+            request.session[UNDO_OFFER] = {
+                "instance_id": instance_id, "token": answer["undo_token"], "note": note,
+                "back": request.POST.get("back", "chat"),
+                "session": request.POST.get("session", ""),
+                "until": time.time() + float(answer.get("undo_seconds") or 0)}
+    return redirect(_back(instance_id, request.POST, action))

@@ -1,0 +1,164 @@
+"""Without JavaScript a message can still be edited, hidden, deleted (and the delete undone),
+branched and flipped to another version, and the outline moved and held: the chat page links
+each message to a page of forms, the history manager's forms post, and the outline's forms post
+to a page route that calls the same services and comes back with what happened."""
+
+from __future__ import annotations
+
+import re
+from html.parser import HTMLParser
+
+import pytest
+
+from tests.chat.history_files import chat_lines_append
+
+pytestmark = pytest.mark.django_db
+
+
+class _Forms(HTMLParser):
+    """Each POST form of a page as a browser without scripts submits it: its action and the
+    fields (hidden inputs, a textarea's text), keyed by its `action` field."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.forms: list[dict] = []
+        self._form: dict | None = None
+        self._textarea: str | None = None
+
+    def handle_starttag(self, tag, attrs):
+        attrs = dict(attrs)
+        if tag == "form" and (attrs.get("method") or "").lower() == "post":
+            self._form = {"url": attrs.get("action"), "fields": {}, "buttons": []}
+            self.forms.append(self._form)
+        elif self._form is None:
+            return
+        elif tag == "input" and attrs.get("name"):
+            self._form["fields"][attrs["name"]] = attrs.get("value") or ""
+        elif tag == "textarea":
+            self._textarea = attrs["name"]
+            self._form["fields"][self._textarea] = ""
+        elif tag == "button" and attrs.get("name"):
+            self._form["buttons"].append((attrs["name"], attrs.get("value"), "disabled" in attrs))
+
+    def handle_endtag(self, tag):
+        if tag == "form":
+            self._form = None
+        elif tag == "textarea":
+            self._textarea = None
+
+    def handle_data(self, data):
+        if self._textarea and self._form is not None:
+            self._form["fields"][self._textarea] += data
+
+
+def _forms(html: str) -> list[dict]:
+    parser = _Forms()
+    parser.feed(html)
+    return parser.forms
+
+
+def _form(html: str, action: str) -> dict:
+    found = [f for f in _forms(html) if f["fields"].get("action") == action]
+    assert found, f"no {action} form"
+    return found[0]
+
+
+def _lines(store, instance_id, session="sess_001") -> list[dict]:
+    return store.session_read(instance_id, session).lines
+
+
+def _message_page(client, instance_id, content: str) -> str:
+    """The chat page's no-script link of the message `content`, followed."""
+    page = client.get(f"/instances/{instance_id}/").content.decode()
+    for article in re.findall(r"<article .*?</article>", page, flags=re.S):
+        if f">{content}</div>" in article:
+            href = re.search(r'data-testid="message-changes" href="([^"]+)"', article)[1]
+            return client.get(href).content.decode()
+    raise AssertionError(f"no message {content!r} on the chat page")
+
+
+def test_a_chat_message_without_a_script_is_edited_and_hidden_from_its_page(
+        alice_client, store, instance):
+    chat_lines_append(store, instance, 2)
+    page = _message_page(alice_client, instance, "answer 1")
+    edit = _form(page, "edit")
+    assert edit["fields"]["text"].strip() == "answer 1" and edit["fields"]["back"] == "chat"
+    done = alice_client.post(edit["url"], {**edit["fields"], "text": "answer one, edited"})
+    assert done.status_code == 302 and done["Location"] == f"/instances/{instance}/"
+    assert [line["content"] for line in _lines(store, instance)][-3] == "answer one, edited"
+    chat = alice_client.get(done["Location"]).content.decode()
+    assert "Message edited." in chat and 'data-testid="undo-offer"' in chat
+    page = _message_page(alice_client, instance, "answer one, edited")
+    hide = _form(page, "hide")
+    alice_client.post(hide["url"], hide["fields"])
+    assert _lines(store, instance)[-3]["hidden"] is True
+
+
+def test_a_delete_without_a_script_offers_its_undo_once_and_the_undo_restores_it(
+        alice_client, store, instance):
+    chat_lines_append(store, instance, 2)
+    index = [line.get("content") for line in _lines(store, instance)].index("question 2")
+    history = alice_client.get(f"/instances/{instance}/history/").content.decode()
+    delete = next(f for f in _forms(history) if f["fields"].get("action") == "delete"
+                  and f["fields"]["index"] == str(index))
+    assert delete["url"] == f"/instances/{instance}/messages/change"
+    done = alice_client.post(delete["url"], delete["fields"])
+    assert done["Location"] == (f"/instances/{instance}/history/?session=sess_001&page=1"
+                                f"#line-{index}")
+    assert "question 2" not in [line.get("content") for line in _lines(store, instance)]
+    back = alice_client.get(done["Location"]).content.decode()
+    undo = _form(back, "undo")
+    assert "Message deleted." in back
+    assert 'data-testid="undo-offer"' not in alice_client.get(done["Location"]).content.decode()
+    alice_client.post(undo["url"], undo["fields"])
+    assert _lines(store, instance)[index]["content"] == "question 2"
+
+
+def test_a_branch_and_another_version_without_a_script(alice_client, store, instance):
+    chat_lines_append(store, instance, 2)
+    store.session_append(instance, "sess_001", {
+        "role": "assistant", "content": "answer 3", "turn": 3,
+        "alternatives": [{"content": "answer 3, first try"}]})
+    history = alice_client.get(f"/instances/{instance}/history/").content.decode()
+    swipe = _form(history, "swipe")
+    (name, value, _), = [b for b in swipe["buttons"] if not b[2]]  # ‹: the newest is shown
+    alice_client.post(swipe["url"], {**swipe["fields"], name: value})
+    assert _lines(store, instance)[-1]["content"] == "answer 3, first try"
+    page = _message_page(alice_client, instance, "answer 1")
+    done = alice_client.post(_form(page, "branch")["url"], _form(page, "branch")["fields"])
+    assert done["Location"] == f"/instances/{instance}/"
+    state = store.instance_state_read(instance)
+    assert state["current_session_id"] == "sess_002"
+    assert _lines(store, instance, "sess_002")[-1]["content"] == "answer 1"
+    assert "conversation 2 starts from here" in alice_client.get(done["Location"]).content.decode()
+
+
+def test_a_message_page_of_another_account_or_no_message_is_not_found(
+        client, bob, alice_client, store, instance):
+    chat_lines_append(store, instance, 1)
+    assert alice_client.get(f"/instances/{instance}/messages/sess_001/99/").status_code == 404
+    client.force_login(bob)
+    assert client.get(f"/instances/{instance}/messages/sess_001/1/").status_code == 404
+    assert client.post(f"/instances/{instance}/messages/change",
+                       {"action": "delete", "session": "sess_001", "index": "1"}
+                       ).status_code == 404
+
+
+def test_the_outline_is_moved_and_held_without_a_script(alice_client, store, instance):
+    page = alice_client.get(f"/instances/{instance}/").content.decode()
+    outline = page[page.index('id="outline"'):]
+    done = next(f for f in _forms(outline) if f["fields"].get("status") == "completed")
+    answer = alice_client.post(done["url"], done["fields"])
+    assert answer.status_code == 302 and answer["Location"] == f"/instances/{instance}/#drawer"
+    assert store.instance_state_read(instance)["plot_state"]["current_status"] == "completed"
+    assert "Point 1 is done." in alice_client.get(answer["Location"]).content.decode()
+    page = alice_client.get(f"/instances/{instance}/").content.decode()
+    hold = next(f for f in _forms(page) if "hold" in f["fields"])
+    assert hold["fields"]["hold"] == "1"
+    alice_client.post(hold["url"], hold["fields"])
+    assert store.instance_state_read(instance)["plot_hold"] is True
+    page = alice_client.get(f"/instances/{instance}/").content.decode()
+    assert "This beat is held" in page
+    release = next(f for f in _forms(page) if "hold" in f["fields"])
+    alice_client.post(release["url"], release["fields"])
+    assert store.instance_state_read(instance)["plot_hold"] is False
