@@ -131,8 +131,9 @@ async def _round_locked(store: FileStore, *, instance_id: str, user_text: str | 
                 store, instance_id=instance_id, user_text=user_text if first else "",
                 emit=emit, stop=stop, provider=provider, regenerate=False,
                 continue_reply=False, speaker=pick, trigger=not first,
-                # The director counts a miss per round (a player's turn), not per reply.
-                director_counts_miss=index == 0)
+                # A round is one turn: the director counts a miss per round, not per reply,
+                # and the members after the first answer in the first one's turn.
+                director_counts_miss=index == 0, in_round=index > 0)
         except TurnRefused:
             if not results:
                 raise

@@ -112,24 +112,27 @@ def templates_for(store: FileStore) -> TemplateStore:
 
 # --- loading -----------------------------------------------------------------
 
-def _turn_of_reply(read: Any, trigger: bool) -> int:
+def _turn_of_reply(read: Any, trigger: bool, in_round: bool = False) -> int:
     """A new turn, unless this answers a player's line no reply follows (a trigger after a
     deleted reply, an imported chat, a group's kept line): that line's turn, as a reply sent
     with it would have had. (Its reply was once numbered past it, leaving the line's turn
-    "pending" for ever.)"""
+    "pending" for ever.) `in_round`: a group member's reply after another's in the same
+    round, which is one turn for the player: the turn of the line before it."""
     last = next((line for line in reversed(read.lines) if line.get("role")), None)
-    if trigger and last is not None and last["role"] == "user" \
-            and isinstance(last.get("turn"), int):
+    if trigger and last is not None and isinstance(last.get("turn"), int) \
+            and (last["role"] == "user" or in_round):
         return last["turn"]
     return read.last_turn + 1
 
 
 def context_load(store: FileStore, *, instance_id: str, user_text: str,
                  regenerate: bool = False, continue_reply: bool = False,
-                 speaker: Pick | None = None, trigger: bool = False) -> TurnContext:
+                 speaker: Pick | None = None, trigger: bool = False,
+                 in_round: bool = False) -> TurnContext:
     """Flow step 1-2. The caller holds the instance lock. `speaker`: the member answering in a
     conversation with several characters (its own definition and state); `trigger`: it answers
-    the lines already there, no new player line."""
+    the lines already there, no new player line; `in_round`: after another member's reply of
+    the same round (the same turn)."""
     summarize_recover(store, instance_id=instance_id)  # a summarize killed mid-way
     member_change_recover(store, instance_id)  # likewise a member change
     instance_state = store.instance_state_read(instance_id)
@@ -153,7 +156,8 @@ def context_load(store: FileStore, *, instance_id: str, user_text: str,
     character = character_for_chat(store, state=instance_state, character_id=speaker_id) \
         if speaker_id else {}
     ctx = TurnContext(
-        instance_id=instance_id, session_id=session_id, turn=_turn_of_reply(read, trigger),
+        instance_id=instance_id, session_id=session_id,
+        turn=_turn_of_reply(read, trigger, in_round),
         user_text=user_text, instance_state=instance_state, character_state=character_state,
         character=character,
         background=background_for_chat(store, state=instance_state),

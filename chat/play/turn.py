@@ -169,7 +169,8 @@ class Ready:
 
 def turn_ready(store: FileStore, *, instance_id: str, user_text: str, regenerate: bool = False,
                continue_reply: bool = False, speaker: Pick | None = None,
-               trigger: bool = False, provider: Provider | None = None) -> Ready:
+               trigger: bool = False, provider: Provider | None = None,
+               in_round: bool = False) -> Ready:
     """Everything before the request, in the calling (worker) thread."""
     started = time.perf_counter()
     timings: dict[str, float] = {}
@@ -178,7 +179,7 @@ def turn_ready(store: FileStore, *, instance_id: str, user_text: str, regenerate
         ctx, provider, prepared = _turn_ready(
             store, instance_id=instance_id, user_text=user_text, regenerate=regenerate,
             continue_reply=continue_reply, speaker=speaker, trigger=trigger, provider=provider,
-            started=started, timings=timings)
+            started=started, timings=timings, in_round=in_round)
         if not prepared.prompt.refused:  # a refused prompt is no turn: its macros changed nothing
             turn_variables_save(store, instance_id=ctx.instance_id, session_id=ctx.session_id,
                                 chat=ctx.variables, built=prepared.prompt.macro_variables,
@@ -192,9 +193,10 @@ async def turn_locked(store: FileStore, *, instance_id: str, user_text: str, emi
                       stop: asyncio.Event, provider: Provider | None, regenerate: bool,
                       continue_reply: bool, speaker: Pick | None = None,
                       trigger: bool = False, director_counts_miss: bool = True,
-                      ready: Ready | None = None) -> TurnResult:
+                      ready: Ready | None = None, in_round: bool = False) -> TurnResult:
     """One reply; the caller holds the instance lock. `speaker`: the member who answers in a
-    conversation with several characters; `trigger`: it answers without a new player line.
+    conversation with several characters; `trigger`: it answers without a new player line;
+    `in_round`: it follows another member's reply of the same round, in the same turn.
     `ready`: turn_ready's result when the caller already made it in its own worker hop."""
     if ready is None:
         # One hop to a worker thread for everything before the request: each hop is a thread
@@ -202,7 +204,7 @@ async def turn_locked(store: FileStore, *, instance_id: str, user_text: str, emi
         ready = await line_said(thread_whole(
             turn_ready, store, instance_id=instance_id, user_text=user_text,
             regenerate=regenerate, continue_reply=continue_reply, speaker=speaker,
-            trigger=trigger, provider=provider))
+            trigger=trigger, provider=provider, in_round=in_round))
     ctx, provider, prepared = ready.ctx, ready.provider, ready.prepared
     trace_id, started, timings = ready.trace_id, ready.started, ready.timings
     for warning in prepared.warnings:
@@ -269,12 +271,12 @@ async def turn_locked(store: FileStore, *, instance_id: str, user_text: str, emi
 
 def _turn_ready(store: FileStore, *, instance_id: str, user_text: str, regenerate: bool,
                 continue_reply: bool, speaker: Pick | None, trigger: bool,
-                provider: Provider | None, started: float, timings: dict[str, float]
-                ) -> tuple[TurnContext, Provider, Prepared]:
+                provider: Provider | None, started: float, timings: dict[str, float],
+                in_round: bool = False) -> tuple[TurnContext, Provider, Prepared]:
     try:
         ctx = turn_context.context_load(
             store, instance_id=instance_id, user_text=user_text, regenerate=regenerate,
-            continue_reply=continue_reply, speaker=speaker, trigger=trigger)
+            continue_reply=continue_reply, speaker=speaker, trigger=trigger, in_round=in_round)
     except RedoRefused as exc:
         raise TurnRefused(str(exc), code="bad_request", status=400) from None
     except ItemWithheld as exc:

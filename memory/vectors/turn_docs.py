@@ -1,9 +1,10 @@
 """Which lines of a session memory holds, and the document id of each.
 
 A line's id is its turn and role (`turn_sess_003_12_user`), which recall, the sync and the
-feedback all read back. One id per line holds for every line but a group's first messages:
-each member's greeting stands at turn 0 as the assistant. They are held as one document that
-names each speaker, so every greeting can be recalled and no id is written twice (Chroma
+feedback all read back. One id per line holds for every line but a group's first messages
+(each member's greeting stands at turn 0 as the assistant) and the replies of one round of a
+group, which is one turn (chat/groups/round.py). They are held as one document that names
+each speaker, so every greeting can be recalled and no id is written twice (Chroma
 refuses a batch that repeats one, and the group's memory stopped there)."""
 
 from __future__ import annotations
@@ -28,8 +29,9 @@ def turn_is_indexable(line: dict[str, Any]) -> bool:
 
 def turns_indexable(lines: Iterable[Any]) -> list[dict[str, Any]]:
     """The indexable lines in file order, one per turn and role: lines that share both (a
-    group's greetings) become the first of them with every one's text after its speaker's
-    name, and no speaker of its own (`joined`: the recall section names no one over it)."""
+    group's greetings, a round's replies) become the first of them with every one's text after
+    its speaker's name, and no speaker of its own (`joined`: the recall section names no one
+    over it)."""
     kept: dict[tuple[int, str], dict[str, Any]] = {}
     for line in lines:
         if not isinstance(line, dict) or not turn_is_indexable(line):

@@ -68,7 +68,7 @@ async def test_everyone_answers_once_in_list_order_each_as_itself(store, group, 
     replies = [line for line in session_lines(store, group) if line["role"] == "assistant"][1:]
     assert [(r["speaker"], r["name"], r["content"]) for r in replies] == [
         (character, "Alserqi", "我记得你。"), (brenna, "Brenna", "嗯。")]
-    assert {r["turn"] for r in replies} == {1, 2}
+    assert {r["turn"] for r in replies} == {1}  # one round, one turn
 
     first, second = use_stub.requests[-2]["messages"], use_stub.requests[-1]["messages"]
     assert "废土黑帮老大" in first[0]["content"] and "Brenna 从不说" not in first[0]["content"]
@@ -79,6 +79,30 @@ async def test_everyone_answers_once_in_list_order_each_as_itself(store, group, 
     # SillyTavern's group nudge naming her, in the prompt's language)
     assert second[-2]["role"] == "user" and "Alserqi: 我记得你。" in second[-2]["content"]
     assert second[-1] == {"role": "system", "content": "[下一条回复只以Brenna的身份来写。]"}
+
+
+async def test_a_round_of_the_group_is_one_turn_on_the_page_and_in_the_api(
+        alice_client, store, group, use_stub):
+    """Each member's reply counted a turn ("turn 1", then "turn 2" in the same round, the next
+    round at 3): a player counts their own lines. Replies of a round share its player's turn;
+    an empty Send's round is the next turn."""
+    use_stub.script(Reply("我记得你。"), Reply("嗯。"), Reply("走吧。"), Reply("好。"),
+                    Reply("……"), Reply("嗯？"))
+    events: list[dict] = []
+    await turn_said(store, group, "你们还记得我吗？")
+    second = await turn_said(store, group, "那就出发。", events=events)
+    await turn_said(store, group, None)
+    turns = [(line["role"], line["turn"]) for line in session_lines(store, group)
+             if line.get("turn")]
+    assert turns == [("user", 1), ("assistant", 1), ("assistant", 1), ("user", 2),
+                     ("assistant", 2), ("assistant", 2), ("assistant", 3), ("assistant", 3)]
+    done = [e for e in events if e["type"] == "done"] + [round_done_event(second)]
+    assert [e["turn"] for e in done] == [2, 2]
+    response = await sync_to_async(alice_client.get)(
+        f"/api/v1/instances/{group}/sessions/sess_001/current_response")
+    assert response.json()["turn"] == 3 and response.json()["content"] == "嗯？"
+    page = (await sync_to_async(alice_client.get)(f"/instances/{group}/")).content.decode()
+    assert "(now at turn 3)" in page and "turn 4" not in page
 
 
 async def test_the_trace_names_the_speaker_and_why(store, group, brenna, use_stub):
