@@ -116,11 +116,14 @@ def _apply(store, instance_id: str, action: str, form) -> tuple[str, dict[str, A
 
 
 def _back(instance_id: str, form, action: str) -> str:
-    """The page the form was on: the history manager at the row's page, else the chat."""
+    """The page the form was on, at the message (after a delete, the one now in its place): the
+    history manager at the row's page, else the chat."""
+    index = form.get("index", "")
     if form.get("back") != "history" or action == "branch":
-        return reverse("instance", args=[instance_id])
+        anchor = f"#m-{index}" if index.isdigit() and action != "branch" else ""
+        return reverse("instance", args=[instance_id]) + anchor
     query = {key: form[key] for key in ("session", "page", "q") if form.get(key)}
-    anchor = f"#line-{form['index']}" if form.get("index", "").isdigit() else ""
+    anchor = f"#line-{index}" if index.isdigit() else ""
     return f"{reverse('history', args=[instance_id])}?{urlencode(query)}{anchor}"
 
 

@@ -73,6 +73,8 @@ def test_the_conversation_comes_first_and_every_control_is_reachable(
     messages = page.locator("[data-testid=message]")
     assert messages.last.get_attribute("data-role") == "assistant"
     assert messages.last.get_attribute("data-turn") == "1"
+    # the page of forms is for a browser without scripts: here the message's own buttons
+    assert not messages.last.get_by_test_id("message-changes").is_visible()
     outline = page.locator("#outline")
     toggle = page.locator("[data-testid=drawer-toggle]")
     if size is PHONE:

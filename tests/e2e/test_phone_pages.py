@@ -64,6 +64,15 @@ def test_a_phone_without_javascript_reaches_the_story_drawer_and_the_menu(
     page.select_option("[data-testid=language]", "en")
     page.get_by_test_id("language-go").click()
     expect(page.locator("html")).to_have_attribute("lang", "en")
+    # A message's buttons and ⋯ menu run in the script: its link opens a page of forms.
+    last = page.get_by_test_id("message").last
+    assert not last.get_by_test_id("more").is_visible()
+    last.get_by_test_id("message-changes").click()
+    expect(page.get_by_test_id("message-actions")).to_be_visible()
+    page.locator("[data-testid=message-actions] details.edit > summary").click()
+    assert page.locator("[data-testid=message-actions] textarea[name=text]").is_visible()
+    for testid in ("hide", "delete", "branch"):
+        assert page.locator(f"[data-testid=message-actions] [data-testid={testid}]").is_visible()
 
 
 @pytest.mark.parametrize("path", ["/instances/inst_001/history/", "/instances/inst_001/persona/",

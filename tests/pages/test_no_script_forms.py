@@ -84,10 +84,12 @@ def test_a_chat_message_without_a_script_is_edited_and_hidden_from_its_page(
     edit = _form(page, "edit")
     assert edit["fields"]["text"].strip() == "answer 1" and edit["fields"]["back"] == "chat"
     done = alice_client.post(edit["url"], {**edit["fields"], "text": "answer one, edited"})
-    assert done.status_code == 302 and done["Location"] == f"/instances/{instance}/"
+    assert done.status_code == 302  # back at the message
+    assert done["Location"] == f"/instances/{instance}/#m-{edit['fields']['index']}"
     assert [line["content"] for line in _lines(store, instance)][-3] == "answer one, edited"
     chat = alice_client.get(done["Location"]).content.decode()
     assert "Message edited." in chat and 'data-testid="undo-offer"' in chat
+    assert f'id="m-{edit["fields"]["index"]}" data-testid="message"' in chat
     page = _message_page(alice_client, instance, "answer one, edited")
     hide = _form(page, "hide")
     alice_client.post(hide["url"], hide["fields"])
