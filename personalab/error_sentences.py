@@ -145,6 +145,7 @@ SENTENCES = (
     gettext_noop("session '%(id)s' not found (archived sessions are read-only)"),
     gettext_noop("this session file has %(count)s unreadable line(s); repair the file first "
                  "(%(detail)s)"),
+    gettext_noop("that message is no longer in the session"),
     gettext_noop("that message is no longer in the session; reload the page"),
     gettext_noop("the session changed since this page was loaded; reload the page"),
     gettext_noop("only messages and summaries can be changed"),

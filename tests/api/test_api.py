@@ -180,13 +180,17 @@ def test_over_limit_is_422_in_the_requests_language_and_the_trace_keeps_the_seed
     config = store.config_read()
     config["limits"]["max_total_tokens"] = 10000
     store.config_write(config)
-    response = api("post", "/api/v1/chat", {"instance_id": instance, "query": "长" * 12000})
+    alone = api("post", "/api/v1/chat", {"instance_id": instance, "query": "长" * 12000})
+    assert alone.status_code == 422
+    assert alone.json()["error"]["message"].startswith("Your message alone is 12,0")
+    # A line that fits alone is judged by the whole prompt, and that refusal has a trace.
+    response = api("post", "/api/v1/chat", {"instance_id": instance, "query": "长" * 9990})
     assert response.status_code == 422
     error = response.json()["error"]
     assert error["message"].startswith("The prompt is over the limit (")
     trace = store.trace_read(instance, error["trace_id"])
     assert "请执行汇总或调整配置" in trace["refused"]
-    chinese = api("post", "/api/v1/chat", {"instance_id": instance, "query": "长" * 12000},
+    chinese = api("post", "/api/v1/chat", {"instance_id": instance, "query": "长" * 9990},
                   HTTP_ACCEPT_LANGUAGE="zh-hans").json()["error"]["message"]
     assert chinese.startswith("提示词超过了上限（")
 

@@ -29,7 +29,8 @@ async def test_holding_and_moving_the_story_are_told_to_every_open_tab(alice, in
     page = Client()
     await sync_to_async(page.force_login)(alice)
     moved = await sync_to_async(page.post)(reverse("instance_outline", args=[instance]),
-                                           {"index": "2", "status": "in_progress"})
+                                           {"index": "2", "status": "in_progress"},
+                                           HTTP_HX_REQUEST="true")
     assert moved.status_code == 200
     assert 'data-plot="2:in_progress"' in moved.content.decode()
     assert (await laptop.receive_json_from(timeout=5)) == {
