@@ -164,7 +164,7 @@ def context_load(store: FileStore, *, instance_id: str, user_text: str,
         config=config, lines=list(read.lines),
         problems=[p.describe() for p in read.problems],
         plot_state_before=copy.deepcopy(instance_state.get("plot_state", {})),
-        speaker=speaker, trigger=trigger, in_round=in_round, first_index=read.first_index,
+        speaker=speaker, trigger=trigger, first_index=read.first_index,
         lines_before=read.lines_before, token_counts=read.token_counts,
         # Nothing to weigh when no player's or character's line lies before the stretch (an
         # old session's summary lines): their tally reads as the group's prompt shows them.
@@ -549,8 +549,6 @@ def trace_start(ctx: TurnContext, prepared: Prepared, *, trace_id: str,
 def memory_after_turn(store: FileStore, ctx: TurnContext, reply: dict[str, Any]) -> None:
     """Off the hot path: the turn's lines keyword-searchable at once, then the full sync."""
     player = [line for line in ctx.lines[-1:] if line.get("role") == "user"]  # not behind a fill
-    if ctx.in_round:  # the round is one document: this reply joins the ones before it
-        player = [line for line in ctx.lines if line.get("turn") == reply.get("turn")]
     memory_runtime.turn_lines_live(store, instance_id=ctx.instance_id, session_id=ctx.session_id,
                                    lines=[*player, reply])
     memory_runtime.schedule_sync(store, instance_id=ctx.instance_id)

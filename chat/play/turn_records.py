@@ -36,7 +36,6 @@ class TurnContext:
     plot_state_before: dict[str, Any] = field(default_factory=dict)
     speaker: Pick | None = None
     trigger: bool = False
-    in_round: bool = False  # after another member's reply of the same round (one turn)
     # Only the newest lines read (load_all off): where they start, what lies before them.
     first_index: int = 0
     lines_before: LinesBefore | None = None

@@ -105,12 +105,6 @@ def _file_id(stat: os.stat_result) -> list[int]:
     return [stat.st_dev, stat.st_ino]
 
 
-def _joins(before: dict[str, Any] | None, line: dict[str, Any]) -> bool:
-    """Whether `line` shares the turn and role of the line stored before it (one document)."""
-    return bool(before) and (before.get("turn"), before.get("role")) == (line.get("turn"),
-                                                                        line.get("role"))
-
-
 def _context_of(line: dict[str, Any] | None) -> dict[str, Any] | None:
     if line is None:
         return None
@@ -217,11 +211,6 @@ def _session_sync(store: FileStore, index: MemoryIndex, owner: dict[str, Any], s
         offset = 0  # the bytes before the offset changed in place: compare the whole file
         read = jsonl_lines_since(path, 0, check=session_line_problem)
     lines = turns_indexable(read.records)
-    if offset and lines and _joins(mark.get("context"), lines[0]):
-        # A group round's next reply grew the document already stored: compare the session.
-        offset = 0
-        read = jsonl_lines_since(path, 0, check=session_line_problem)
-        lines = turns_indexable(read.records)
     if offset:
         before = mark.get("context")
         if lines:

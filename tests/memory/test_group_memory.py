@@ -12,7 +12,6 @@ import json
 import pytest
 from django.core.management import call_command
 
-from chat.play import context as turn_context
 from chat.services.instances import instance_create
 from library.character_services import character_save
 from memory import runtime
@@ -76,42 +75,6 @@ def test_a_group_reply_is_remembered_under_its_speakers_name(store, alice, chara
     mine = [hit for hit in hits if "矿坑丢的" in hit["text"]]
     assert mine and "Brenna: 义肢" in mine[0]["text"]  # the name, not the id mech_7
     assert "Brenna" in json.dumps(use_stub.requests[-1]["messages"], ensure_ascii=False)
-
-
-def test_a_round_stays_one_document_when_memory_syncs_between_its_replies(
-        store, alice, character, brenna, background, memory_on, use_stub, monkeypatch):
-    """Under load the sync (and the live keyword job) can run after the first member's reply,
-    before the second's: the round's document then grew by a reply, and was once overwritten by
-    the second reply alone, so the first was no longer recalled."""
-    group = instance_create(store, owner=alice, character_ids=[character, brenna],
-                            background_id=background, reply_order="everyone")
-    after_turn, schedule_sync, replies = turn_context.memory_after_turn, runtime.schedule_sync, []
-
-    def after_turn_synced(*args, **kwargs):
-        replies.append(args[-1])
-        if len(replies) == 2:  # the second reply's keywords alone, its sync held back
-            monkeypatch.setattr(runtime, "schedule_sync", lambda *_, **__: None)
-        after_turn(*args, **kwargs)
-        runtime.drain()  # each reply's memory work done before the next member answers
-
-    monkeypatch.setattr(turn_context, "memory_after_turn", after_turn_synced)
-    use_stub.script(Reply("我记得你。"), Reply("义肢是在北方矿坑丢的。"))
-    _run(store, group, "你们的伤是怎么来的？")
-    runtime.drain()
-    index = runtime.index_for(store)
-    joined = "Alserqi: 我记得你。\nBrenna: 义肢是在北方矿坑丢的。"
-    kept = index.keywords.documents(group, "turns", ["turn_sess_001_1_assistant"])
-    assert [text for text, _ in kept.values()] == [joined]
-
-    schedule_sync(store, instance_id=group)
-    runtime.drain()
-    stored = index.collection("turns").get(where={"role": "assistant"},
-                                           include=["documents", "metadatas"])
-    said = [turn_text(text, meta) for text, meta in zip(stored["documents"],
-                                                          stored["metadatas"], strict=True)]
-    assert said == [joined]
-    kept = index.keywords.documents(group, "turns", ["turn_sess_001_1_assistant"])
-    assert [text for text, _ in kept.values()] == [joined]
 
 
 def test_each_character_recalls_only_the_conversations_it_took_part_in(
