@@ -547,10 +547,16 @@ def trace_start(ctx: TurnContext, prepared: Prepared, *, trace_id: str,
 
 
 def memory_after_turn(store: FileStore, ctx: TurnContext, reply: dict[str, Any]) -> None:
-    """Off the hot path: the turn's lines keyword-searchable at once, then the full sync."""
-    player = [line for line in ctx.lines[-1:] if line.get("role") == "user"]  # not behind a fill
+    """Off the hot path: the turn's lines keyword-searchable at once, then the full sync. A
+    group's round is one turn and one document: the replies before this one in it go too, or
+    the document would hold this reply alone."""
+    turn = []  # the player's line, and in a round the replies before this one
+    for line in reversed(ctx.lines):
+        if line.get("turn") != reply.get("turn") or line.get("role") not in ("user", "assistant"):
+            break
+        turn.insert(0, line)
     memory_runtime.turn_lines_live(store, instance_id=ctx.instance_id, session_id=ctx.session_id,
-                                   lines=[*player, reply])
+                                   lines=[*turn, reply])
     memory_runtime.schedule_sync(store, instance_id=ctx.instance_id)
 
 

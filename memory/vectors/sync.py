@@ -108,7 +108,15 @@ def _file_id(stat: os.stat_result) -> list[int]:
 def _context_of(line: dict[str, Any] | None) -> dict[str, Any] | None:
     if line is None:
         return None
-    return {key: line.get(key) for key in ("role", "turn", "content", "speaker", "name")}
+    return {key: line.get(key)
+            for key in ("role", "turn", "content", "speaker", "name", "timestamp")}
+
+
+def _goes_on(context: Any, line: dict[str, Any]) -> bool:
+    """Whether `line` is the same document as the last one the sync wrote (`context`): a
+    round's replies share a turn (chat/groups/round.py)."""
+    return isinstance(context, dict) and (context.get("turn"), context.get("role")) == (
+        line["turn"], line["role"])
 
 
 def instance_sync(store: FileStore, index: MemoryIndex, *, instance_id: str,
@@ -211,13 +219,19 @@ def _session_sync(store: FileStore, index: MemoryIndex, owner: dict[str, Any], s
         offset = 0  # the bytes before the offset changed in place: compare the whole file
         read = jsonl_lines_since(path, 0, check=session_line_problem)
     lines = turns_indexable(read.records)
+    joined, previous = False, None  # previous: the line before the last document written
     if offset:
-        before = mark.get("context")
+        before, previous = mark.get("context"), mark.get("context_before")
+        if lines and _goes_on(before, lines[0]):
+            # A group's next reply of the same round (one turn, one document): the document
+            # is the round so far and this reply, not this reply alone over it.
+            lines = turns_indexable([before, *read.records])
+            before, joined = mark.get("context_before"), True
         if lines:
             index.add_turns(session_id=session_id, turns=lines, before=before, **owner)
             lines_still_current(index, owner, guard, lines)  # changed while they embedded
             counts["turns"] += len(lines)
-            total = int(mark.get("lines") or 0) + len(lines)
+            total = int(mark.get("lines") or 0) + len(lines) - joined
             progress_session_set(store, instance_id=owner["instance_id"], session_id=session_id,
                                  lines=total, embedded=total)
     else:
@@ -230,7 +244,10 @@ def _session_sync(store: FileStore, index: MemoryIndex, owner: dict[str, Any], s
     return {"file": _file_id(stat), "offset": read.end, "tail_hash": read.tail_hash,
             "tail_length": read.tail_length, "change": changed, "history": history,
             "context": _context_of(lines[-1]) if lines else before,
-            "lines": (int(mark.get("lines") or 0) if offset and mark else 0) + len(lines)}
+            "context_before": (_context_of(lines[-2]) if len(lines) > 1 else before) if lines
+            else previous,
+            "lines": (int(mark.get("lines") or 0) if offset and mark else 0) + len(lines)
+            - joined}
 
 
 # A folder's mtime moves in clock ticks: a backup made in the tick the sync looked at the

@@ -77,6 +77,63 @@ def test_a_group_reply_is_remembered_under_its_speakers_name(store, alice, chara
     assert "Brenna" in json.dumps(use_stub.requests[-1]["messages"], ensure_ascii=False)
 
 
+def test_a_round_is_remembered_whole_when_memory_follows_each_reply(
+        store, alice, character, brenna, background, memory_on, use_stub, monkeypatch):
+    """With a real model memory follows a reply before the round's next one is written: the
+    next reply of the round went in as the round's document alone, and the first member's
+    reply was forgotten (red team, eleventh pass)."""
+    from chat.play import context
+
+    after_turn = context.memory_after_turn
+
+    def followed(*args, **kwargs):  # each reply's keyword write and sync done before the next
+        after_turn(*args, **kwargs)
+        runtime.drain()
+
+    monkeypatch.setattr(context, "memory_after_turn", followed)
+    group = instance_create(store, owner=alice, character_ids=[character, brenna],
+                            background_id=background, reply_order="everyone")
+    use_stub.script(Reply("我记得你。"), Reply("义肢是在北方矿坑丢的。"))
+    _run(store, group, "你们的伤是怎么来的？")
+    runtime.drain()
+
+    index = runtime.index_for(store)
+    round_id = f"turn_{store.instance_state_read(group)['current_session_id']}_1_assistant"
+    stored = index.collection("turns").get(where={"role": "assistant"},
+                                           include=["documents", "metadatas"])
+    said = [turn_text(text, meta) for text, meta in zip(stored["documents"],
+                                                          stored["metadatas"], strict=True)
+            if meta["turn"] == 1]
+    assert said == ["Alserqi: 我记得你。\nBrenna: 义肢是在北方矿坑丢的。"]
+    keywords = index.keywords.documents(group, "turns", [round_id])
+    assert keywords[round_id][0] == said[0]
+
+
+def test_a_rounds_next_reply_is_keyword_searchable_with_the_round_before_the_sync(
+        store, alice, character, brenna, background, memory_on, use_stub, monkeypatch):
+    """The sync may wait behind a fill for minutes; meanwhile the keyword store holds what each
+    reply's own write gave it, which was the round's last reply alone."""
+    from chat.play import context
+    from memory.keyword_index.live import live_drain
+
+    monkeypatch.setattr(runtime, "schedule_sync", lambda *args, **kwargs: None)
+    after_turn = context.memory_after_turn
+
+    def followed(*args, **kwargs):
+        after_turn(*args, **kwargs)
+        live_drain()
+
+    monkeypatch.setattr(context, "memory_after_turn", followed)
+    group = instance_create(store, owner=alice, character_ids=[character, brenna],
+                            background_id=background, reply_order="everyone")
+    use_stub.script(Reply("我记得你。"), Reply("义肢是在北方矿坑丢的。"))
+    _run(store, group, "你们的伤是怎么来的？")
+
+    round_id = f"turn_{store.instance_state_read(group)['current_session_id']}_1_assistant"
+    held = runtime.index_for(store).keywords.documents(group, "turns", [round_id])
+    assert held[round_id][0] == "Alserqi: 我记得你。\nBrenna: 义肢是在北方矿坑丢的。"
+
+
 def test_each_character_recalls_only_the_conversations_it_took_part_in(
         store, scenes, character, brenna, memory_on, use_stub):
     use_stub.script(Reply("记下了。"))
