@@ -7,6 +7,7 @@ scripts, the pages make the same changes through the REST API and never post her
 
 from __future__ import annotations
 
+import re
 import time
 from typing import Any
 from urllib.parse import urlencode
@@ -32,6 +33,9 @@ from personalab.lib.errors import AppError, Invalid, error_read
 from personalab.storage import get_store
 
 UNDO_OFFER = "undo_offer"  # the session key of the Undo a no-script page shows once
+POSITION = re.compile(r"[0-9]{1,9}")  # a message's position or a page number, as a form sends it
+ID_CHARS = 64  # a session id's longest (chat.models.Session.session_id)
+SEARCH_CHARS = 500  # a history search taken back to its page; a longer one is dropped
 
 
 def _owned(request: HttpRequest, instance_id: str):
@@ -117,14 +121,26 @@ def _apply(store, instance_id: str, action: str, form) -> tuple[str, dict[str, A
 
 def _back(instance_id: str, form, action: str) -> str:
     """The page the form was on, at the message (after a delete, the one now in its place): the
-    history manager at the row's page, else the chat."""
+    history manager at the row's page, else the chat. Only a position, a page number and the
+    search as the history page takes them go back: a field is never echoed as it came."""
     index = form.get("index", "")
-    if form.get("back") != "history" or action == "branch":
-        anchor = f"#m-{index}" if index.isdigit() and action != "branch" else ""
+    index = index if POSITION.fullmatch(index) else ""
+    if _came_from(form) != "history" or action == "branch":
+        anchor = f"#m-{index}" if index and action != "branch" else ""
         return reverse("instance", args=[instance_id]) + anchor
     query = {key: form[key] for key in ("session", "page", "q") if form.get(key)}
-    anchor = f"#line-{index}" if index.isdigit() else ""
+    if not POSITION.fullmatch(query.get("page", "")):
+        query.pop("page", None)
+    if len(query.get("session", "")) > ID_CHARS:
+        query.pop("session")
+    if len(query.get("q", "")) > SEARCH_CHARS:
+        query.pop("q")
+    anchor = f"#line-{index}" if index else ""
     return f"{reverse('history', args=[instance_id])}?{urlencode(query)}{anchor}"
+
+
+def _came_from(form) -> str:
+    return "history" if form.get("back") == "history" else "chat"
 
 
 @login_required
@@ -142,7 +158,7 @@ def message_form(request: HttpRequest, instance_id: str) -> HttpResponse:
         else:
             request.session[UNDO_OFFER] = {
                 "instance_id": instance_id, "token": answer["undo_token"], "note": note,
-                "back": request.POST.get("back", "chat"),
+                "back": _came_from(request.POST),
                 "session": request.POST.get("session", ""),
                 "until": time.time() + float(answer.get("undo_seconds") or 0)}
     return redirect(_back(instance_id, request.POST, action))

@@ -164,3 +164,22 @@ def test_the_outline_is_moved_and_held_without_a_script(alice_client, store, ins
     release = next(f for f in _forms(page) if "hold" in f["fields"])
     alice_client.post(release["url"], release["fields"])
     assert store.instance_state_read(instance)["plot_hold"] is False
+
+
+def test_a_no_script_form_echoes_no_field_as_it_came(alice_client, store, instance):
+    """The page a change goes back to and its Undo offer hold only a position, a page number
+    and a search of the history page's size: a field of any length went into the redirect and
+    the session as sent (red team, eleventh pass)."""
+    chat_lines_append(store, instance, 2)
+    history = alice_client.get(f"/instances/{instance}/history/").content.decode()
+    delete = next(f for f in _forms(history) if f["fields"].get("action") == "delete")
+    refused = alice_client.post(delete["url"], {**delete["fields"], "index": "1" * 5000})
+    assert refused["Location"] == f"/instances/{instance}/history/?session=sess_001&page=1"
+    done = alice_client.post(delete["url"], {**delete["fields"], "back": "history",
+                                             "page": "2" * 3000, "q": "q" * 100_000})
+    assert done["Location"] == (f"/instances/{instance}/history/?session=sess_001"
+                                f"#line-{delete['fields']['index']}")
+    history = alice_client.get(done["Location"]).content.decode()
+    delete = next(f for f in _forms(history) if f["fields"].get("action") == "delete")
+    alice_client.post(delete["url"], {**delete["fields"], "back": "x" * 100_000})
+    assert alice_client.session["undo_offer"]["back"] == "chat"
