@@ -58,15 +58,22 @@ def undo_offer_take(request: HttpRequest, instance_id: str) -> dict[str, Any] | 
 def message_page(request: HttpRequest, instance_id: str, session_id: str,
                  index: int) -> HttpResponse:
     instance = _owned(request, instance_id)
-    store = get_store()
     try:
-        row = history_read.message_row(store, instance_id=instance_id, session_key=session_id,
-                                       index=index)
+        context = _message_context(request, instance, instance_id, session_id, index)
     except history_base.HistoryError as exc:
         raise Http404(exc.message) from None
+    return render(request, "chat/message_actions.html", context)
+
+
+def _message_context(request: HttpRequest, instance, instance_id: str, session_id: str,
+                     index: int) -> dict[str, Any]:
+    """The message page's context; raises HistoryError when no message is at `index`."""
+    store = get_store()
+    row = history_read.message_row(store, instance_id=instance_id, session_key=session_id,
+                                   index=index)
     state = store.instance_state_read(instance_id)
     shown = selectors.message_render_context(store, state=state, lines=[row["line"]])
-    return render(request, "chat/message_actions.html", {
+    return {
         "instance": instance, "instance_id": instance_id, "row": row, "state": state,
         "page": {"session_key": session_id, "read_only": row["read_only"], "page": "",
                  "query": ""},
@@ -76,7 +83,23 @@ def message_page(request: HttpRequest, instance_id: str, session_id: str,
         "player_name": persona_effective(store, owner=state.get("owner"),
                                          persona_id=state.get("persona_id"))["name"],
         "undo_window": history_base.history_settings(store)["undo_window_seconds"],
-        "back": "chat", "undo_offer": undo_offer_take(request, instance_id)})
+        "back": "chat", "undo_offer": undo_offer_take(request, instance_id)}
+
+
+def _edit_kept(request: HttpRequest, instance, instance_id: str,
+               refusal: AppError) -> HttpResponse | None:
+    """A refused edit's message page again, the text written still in its box (the message
+    as it is now beside it): without a script, a redirect lost what was typed. None when
+    no message is at that place any more."""
+    form = request.POST
+    try:
+        context = _message_context(request, instance, instance_id, form.get("session", ""),
+                                   _number(form, "index"))
+    except AppError:
+        return None
+    context["row"] = {**context["row"], "content": form.get("text", "")}
+    messages.error(request, error_read(refusal))
+    return render(request, "chat/message_actions.html", context, status=refusal.status)
 
 
 def _number(form, name: str) -> int:
@@ -146,11 +169,14 @@ def _came_from(form) -> str:
 @login_required
 @require_POST
 def message_form(request: HttpRequest, instance_id: str) -> HttpResponse:
-    _owned(request, instance_id)
+    instance = _owned(request, instance_id)
     action = request.POST.get("action", "")
     try:
         note, answer = _apply(get_store(), instance_id, action, request.POST)
     except AppError as exc:
+        kept = _edit_kept(request, instance, instance_id, exc) if action == "edit" else None
+        if kept is not None:
+            return kept
         messages.error(request, error_read(exc))
     else:
         if not answer.get("undo_token"):

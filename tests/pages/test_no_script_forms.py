@@ -183,3 +183,25 @@ def test_a_no_script_form_echoes_no_field_as_it_came(alice_client, store, instan
     delete = next(f for f in _forms(history) if f["fields"].get("action") == "delete")
     alice_client.post(delete["url"], {**delete["fields"], "back": "x" * 100_000})
     assert alice_client.session["undo_offer"]["back"] == "chat"
+
+
+def test_an_edit_refused_without_a_script_keeps_what_was_typed(alice_client, store, instance):
+    """The message changed since its page was shown (a version flipped in another tab): the
+    redirect back lost the text typed (red team, eleventh pass)."""
+    chat_lines_append(store, instance, 2)
+    page = _message_page(alice_client, instance, "answer 1")
+    edit = _form(page, "edit")
+    history = alice_client.get(f"/instances/{instance}/history/").content.decode()
+    hide = next(f for f in _forms(history) if f["fields"].get("action") == "hide"
+                and f["fields"]["index"] == edit["fields"]["index"])
+    alice_client.post(hide["url"], hide["fields"])  # the line changed meanwhile
+    refused = alice_client.post(edit["url"], {**edit["fields"], "text": "my <long> rewrite"})
+    assert refused.status_code == 409
+    again = refused.content.decode()
+    assert "the session changed since this page was loaded" in again
+    assert "my &lt;long&gt; rewrite</textarea>" in again  # data, escaped
+    assert _form(again, "edit")["fields"]["text"] == "my <long> rewrite"
+    done = alice_client.post(edit["url"], _form(again, "edit")["fields"] | {
+        "text": "my <long> rewrite"})
+    assert done.status_code == 302
+    assert _lines(store, instance)[int(edit["fields"]["index"])]["content"] == "my <long> rewrite"
