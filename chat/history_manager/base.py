@@ -136,6 +136,12 @@ def _from_last_message(kinds: np.ndarray) -> tuple[int, int]:
     return (int(messages[-1]) if len(messages) else len(kinds)), len(kinds)
 
 
+def _from_message_before_last(kinds: np.ndarray) -> tuple[int, int]:
+    """The last two messages on: whether the last follows another reply of its turn."""
+    messages = np.flatnonzero(np.isin(kinds, MESSAGE_KINDS))
+    return (int(messages[-2]) if len(messages) > 1 else _from_last_message(kinds)[0]), len(kinds)
+
+
 def _line_at(read: SessionRead, index: int, fingerprint: str) -> dict[str, Any]:
     """The line at position `index` of the session (`read` may hold only the lines from
     read.first_index on)."""

@@ -29,7 +29,7 @@ from chat.history_manager.base import (
     UndoExpired,
     _file_unchanged,
     _from,
-    _from_last_message,
+    _from_message_before_last,
     _line_at,
     _lock,
     _session_checked,
@@ -41,6 +41,7 @@ from chat.history_manager.base import (
 )
 from chat.history_manager.reads import _last_message_position, _listed_count
 from chat.play.regex_scripts import edit_regexed
+from chat.play.take_back import reply_follows_its_turn
 from chat.play.variables import stored_macros_filled, stored_variables_undo
 from chat.services.quotas import session_room_check
 from director.services import director_apply_reply, plot_state_before_followed
@@ -375,7 +376,7 @@ def reply_choose_alternative(store: FileStore, *, instance_id: str, session_id: 
     trace's plot_state_before, then the chosen reply is applied."""
     lock = _lock(store, instance_id)
     try:
-        read = _session_checked(store, instance_id, session_id, pick=_from_last_message)
+        read = _session_checked(store, instance_id, session_id, pick=_from_message_before_last)
         index = _last_message_position(read)
         line = read.lines[index - read.first_index] if index is not None else {}
         if line.get("role") != "assistant" or line.get("turn") != turn:
@@ -393,7 +394,9 @@ def reply_choose_alternative(store: FileStore, *, instance_id: str, session_id: 
                         lines=[new, *_lines_after(read, index)], action="swipe")
         if restored is not None:
             store.instance_state_write(instance_id, {**state, "plot_state": restored})
-            director = director_apply_reply(store, instance_id=instance_id, reply=new)
+            director = director_apply_reply(
+                store, instance_id=instance_id, reply=new, counts_miss=not reply_follows_its_turn(
+                    read.lines[:index - read.first_index], turn))
     finally:
         lock.release()
     return {"line": new, "version": version_position(new) + 1,

@@ -38,6 +38,13 @@ def redo_speaker(instance_state: dict[str, Any], read: SessionRead, action: str)
     return Pick(character_id=speaker, reason=action)
 
 
+def reply_follows_its_turn(lines: list[dict[str, Any]], turn: object) -> bool:
+    """Whether a reply of `turn` comes after `lines` ending in another reply of that turn (a
+    group round's later reply): the round's director miss was its first reply's to count."""
+    last = next((line for line in reversed(lines) if line.get("role")), None)
+    return last is not None and last.get("role") == "assistant" and last.get("turn") == turn
+
+
 def reply_take_back(store: FileStore, ctx: TurnContext, read: SessionRead, *,
                           keep_as_alternative: bool) -> None:
     """Regenerate / continue: the last assistant line is replaced by a new streaming line.

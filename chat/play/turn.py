@@ -30,7 +30,7 @@ from chat.play.recap_roll import recaps_roll
 from chat.play.regex_scripts import reply_regexed, turn_regex
 from chat.play.reply_clean import continue_pieces, reply_names, reply_tidied
 from chat.play.reply_limit import pieces_capped, truncated_warning
-from chat.play.take_back import RedoRefused
+from chat.play.take_back import RedoRefused, reply_follows_its_turn
 from chat.play.turn_records import Prepared, TurnContext, TurnRefused
 from chat.play.variables import turn_variables_locked, turn_variables_save
 from chat.prompt.window import CONTEXT_TOKENS_DEFAULT
@@ -254,7 +254,8 @@ async def turn_locked(store: FileStore, *, instance_id: str, user_text: str, emi
     record, director_report = await run_whole(_settled(sent, database_sync_to_async(
         _reply_settle, thread_sensitive=False), store, ctx, prepared, writer, flags,
         provider=provider, trace_id=trace_id, created_at=created_at,
-        counts_miss=director_counts_miss, started=started, timings=timings))
+        counts_miss=director_counts_miss and not reply_follows_its_turn(ctx.lines, ctx.turn),
+        started=started, timings=timings))
     if record.get("error"):
         await emit({"type": "error", "message": record["content"], "trace_id": trace_id})
     if record.get("truncated"):

@@ -270,6 +270,26 @@ async def test_the_director_counts_one_miss_per_round_not_per_reply(store, group
     assert [r["counted_as_miss"] for r in reports] == [True, False]
 
 
+async def test_a_rounds_last_reply_redone_or_flipped_counts_no_second_miss(store, group,
+                                                                           use_stub):
+    """Its plot state goes back to before it (after the round's first reply counted the
+    round's miss), and the redo counted one again (red team, eleventh pass)."""
+    from chat.history_manager.edits import reply_choose_alternative
+    from chat.play.turn import turn_run
+
+    async def emit(event):
+        pass
+
+    use_stub.script(Reply("我记得你。"), Reply("嗯。"), Reply("走吧。"), Reply("好。"))
+    await turn_said(store, group, "你们还记得我吗？")
+    await turn_run(store, instance_id=group, user_text="", emit=emit, regenerate=True)
+    await turn_run(store, instance_id=group, user_text="", emit=emit, continue_reply=True)
+    assert store.instance_state_read(group)["plot_state"]["no_update_count"] == 1
+    await sync_to_async(reply_choose_alternative)(
+        store, instance_id=group, session_id="sess_001", turn=1, alternative_index=0)
+    assert store.instance_state_read(group)["plot_state"]["no_update_count"] == 1
+
+
 async def test_a_marker_in_a_later_reply_of_the_round_still_moves_the_story(store, group,
                                                                             use_stub):
     use_stub.script(Reply("我记得你。"), Reply("嗯。[PROGRESS:1:completed]"))
