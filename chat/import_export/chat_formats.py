@@ -344,11 +344,24 @@ def _swipes_import(record: dict[str, Any], line: dict[str, Any]) -> dict[str, An
         return {"carried": {**line.get("carried", {}), **kept}} if kept else {}
     info = record.get("swipe_info")  # each entry goes with its swipe, kept through a regenerate
     entries = info if isinstance(info, list) and len(info) == len(swipes) else [None] * len(swipes)
-    versions = [{"content": text, **({SWIPE_INFO: entry} if isinstance(entry, dict) else {})}
+    versions = [{"content": text, **_swipe_own(entry, line)}
                 for text, entry in zip(swipes, entries)]
     return {"alternatives": [v for i, v in enumerate(versions) if i != shown],
             "alternative_position": shown, SHOWN_SWIPE: shown,
             **{k: v for k, v in versions[shown].items() if k == SWIPE_INFO}}
+
+
+def _swipe_own(entry: Any, line: dict[str, Any]) -> dict[str, Any]:
+    """What a swipe brings when it is shown: SillyTavern's swipe sets the message's send_date
+    and `extra` (its reasoning there) from the swipe's swipe_info entry, else keeps the
+    message's date."""
+    if not isinstance(entry, dict):
+        return {}
+    extra = entry.get("extra")
+    reasoning = extra.get("reasoning") if isinstance(extra, dict) else None
+    return {SWIPE_INFO: entry, "timestamp": date_parse(entry.get("send_date")) or
+            line["timestamp"], **({"reasoning": reasoning} if isinstance(reasoning, str)
+                                  and reasoning else {})}
 
 
 def _chat_import_sillytavern(data: bytes) -> ChatImport:

@@ -1,0 +1,41 @@
+"""A SillyTavern chat shows here what SillyTavern shows (1.12.x, public/script.js): each swipe
+its own reasoning and date when it is swiped to, as its swipe sets the message's `extra` and
+`send_date` from the swipe's swipe_info entry."""
+
+from __future__ import annotations
+
+import pytest
+from django.core.files.uploadedfile import SimpleUploadedFile
+
+from tests.chat.st_chat_records import HEADER, USER, jsonl
+
+SWIPED = {"name": "Mira", "is_user": False, "is_system": False,
+          "send_date": "2024-05-12T17:44:02.118Z", "mes": "B",
+          "extra": {"api": "openai", "reasoning": "B's thoughts"},
+          "swipes": ["A", "B", "C"], "swipe_id": 1,
+          "swipe_info": [{"send_date": f"2024-05-12T17:4{i}:00.000Z",
+                          "extra": {"api": "openai", "reasoning": f"{'ABC'[i]}'s thoughts"}}
+                         for i in range(3)]}
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_swiped_to_imported_swipe_shows_its_own_reasoning_and_date(client, auth, instance,
+                                                                      store):
+    """Until 2026-12-03 swipe A showed no reasoning and no time here (SillyTavern: A's)."""
+    session_id = client.post(f"/api/v1/instances/{instance}/import_chat",
+                             {"file": SimpleUploadedFile("chat.jsonl", jsonl(
+                                 [HEADER, USER, SWIPED]))}, **auth).json()["session_id"]
+
+    def flipped(alternative: int) -> dict:
+        answer = client.post(f"/api/v1/instances/{instance}/sessions/{session_id}/swipe",
+                             {"turn": 1, "alternative": alternative},
+                             content_type="application/json", **auth)
+        assert answer.status_code == 200, answer.content
+        return store.session_read(instance, session_id).lines[-1]
+
+    first = flipped(0)
+    assert (first["content"], first["reasoning"]) == ("A", "A's thoughts")
+    assert first["timestamp"] == "2024-05-12T17:40:00Z"
+    third = flipped(1)  # the others are B, C now: index 1 is C
+    assert (third["content"], third["reasoning"]) == ("C", "C's thoughts")
+    assert third["timestamp"] == "2024-05-12T17:42:00Z"
