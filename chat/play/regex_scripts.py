@@ -25,6 +25,7 @@ from memory.action_base import LinesShown
 from personalab.lib.filestore.store import FileStore
 from personalab.lib.js_regex import js_macro_escaped
 from personalab.lib.line_macros import character_macro_values, line_macros_replace
+from personalab.lib.lines import narrator_sent
 from personalab.lib.macros import PICK_SEED, TIME_ZONE, message_macros_replace
 
 
@@ -101,10 +102,43 @@ class LineDisplay:
             line = {**line, "content": shown}
         text = line_macros_replace(line, self.values) if self.values else str(
             line.get("content") or "")
-        if not self.run or line.get("type") == "summary" or not line.get("role"):
+        placement = line_placement_shown(line)
+        if not self.run or placement is None:
             return text
-        placement = USER_INPUT if line.get("role") == "user" else AI_OUTPUT
         return self.run.text(text, placement, markdown=True, depth=self.depths.get(id(line)))
+
+
+# SillyTavern's own system messages (its help, welcome, group notices): shown without scripts.
+ST_SYSTEM_NAME = "SillyTavern System"
+
+
+def line_placement_shown(line: Mapping[str, Any]) -> int | None:
+    """Which scripts a message gets where SillyTavern shows or edits it (messageFormatting,
+    updateMessage): the player's input, a narrator note's slash command (a note made here is
+    written as a narrator message), any other's AI output; None for a summary and for
+    SillyTavern's own system messages."""
+    if line.get("role"):
+        return USER_INPUT if line.get("role") == "user" else AI_OUTPUT
+    if line.get("type") != "note" or (line.get("name") == ST_SYSTEM_NAME
+                                      and not narrator_sent(dict(line))):
+        return None
+    extra = line.get("extra")
+    return AI_OUTPUT if isinstance(extra, Mapping) and extra.get("type") != "narrator" \
+        else SLASH_COMMAND
+
+
+def display_depths(lines: list[dict[str, Any]]) -> dict[int, int]:
+    """Each message's depth as SillyTavern's page counts it (by id() of the line): how many
+    messages sent to the model come after it; a narrator note it sends counts, a hidden
+    message has none (its scripts then run whatever their depth bounds)."""
+    depths: dict[int, int] = {}
+    after = 0
+    for line in reversed(lines):
+        if not line.get("hidden") and (line.get("role") in ("user", "assistant")
+                                       or narrator_sent(line)):
+            depths[id(line)] = after
+            after += 1
+    return depths
 
 
 def line_display_for(store: FileStore, *, state: Mapping[str, Any],
@@ -115,21 +149,14 @@ def line_display_for(store: FileStore, *, state: Mapping[str, Any],
     run = regex_run_for(store, owner=state.get("owner"), character=character,
                         persona_id=state.get("persona_id"), preset=state.get("prompt_manager"),
                         values=values)
-    depths: dict[int, int] = {}
-    if run:
-        after = 0
-        for line in reversed(lines):
-            if line.get("role") in ("user", "assistant") and not line.get("hidden"):
-                depths[id(line)] = after
-                after += 1
-    return LineDisplay(values, run, depths)
+    return LineDisplay(values, run, display_depths(lines) if run else {})
 
 
 def edit_regexed(store: FileStore, *, instance_id: str, line: Mapping[str, Any],
                  text: str) -> str:
     """An edited message's new text after the scripts marked "run on edit" (SillyTavern runs
     only those on an edit): the player's as input, a narrator note's as a slash command,
-    any other as the AI's output."""
+    any other (a comment too) as the AI's output."""
     if not line.get("role") and line.get("type") != "note":
         return text
     state = store.instance_state_read(instance_id)
@@ -137,9 +164,8 @@ def edit_regexed(store: FileStore, *, instance_id: str, line: Mapping[str, Any],
         store, state=state, character_id=line.get("speaker") or state.get("character_id"))
     run = regex_run_for(store, owner=state.get("owner"), character=character,
                         persona_id=state.get("persona_id"), preset=state.get("prompt_manager"))
-    placement = (USER_INPUT if line.get("role") == "user" else
-                 SLASH_COMMAND if line.get("type") == "note" else AI_OUTPUT)
-    return run.text(text, placement, edit=True)
+    # SillyTavern's updateMessage has no exception for its own system messages.
+    return run.text(text, line_placement_shown(line) or AI_OUTPUT, edit=True)
 
 
 def greetings_regexed(store: FileStore, *, state: Mapping[str, Any],
