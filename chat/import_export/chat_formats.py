@@ -364,9 +364,22 @@ def _swipe_own(entry: Any, line: dict[str, Any]) -> dict[str, Any]:
                                   and reasoning else {})}
 
 
+def _chub_flattened(record: dict[str, Any]) -> dict[str, Any]:
+    """A Chub chat's message, whose `mes` and swipes are objects holding the text in
+    `message`, as SillyTavern's import flattens it (flattenChubChat)."""
+    mes, swipes = record.get("mes"), record.get("swipes")
+    if isinstance(mes, dict) and mes.get("message"):
+        record = {**record, "mes": mes["message"]}
+    if isinstance(swipes, list) and any(isinstance(s, dict) and s.get("message")
+                                        for s in swipes):
+        record = {**record, "swipes": [s["message"] if isinstance(s, dict) and s.get("message")
+                                       else s for s in swipes]}
+    return record
+
+
 def _chat_import_sillytavern(data: bytes) -> ChatImport:
     skipped: list[dict[str, Any]] = []
-    records = _records(data, skipped)
+    records = [(number, _chub_flattened(record)) for number, record in _records(data, skipped)]
     if not records and not skipped:
         raise ChatFormatError("the file is empty")
     raw_header: dict[str, Any] = {}

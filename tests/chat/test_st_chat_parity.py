@@ -1,12 +1,15 @@
-"""A SillyTavern chat shows here what SillyTavern shows (1.12.x, public/script.js): each swipe
-its own reasoning and date when it is swiped to, as its swipe sets the message's `extra` and
-`send_date` from the swipe's swipe_info entry."""
+"""A SillyTavern chat shows here what SillyTavern shows (1.12.x, public/script.js and its chat
+import, src/endpoints/chats.js): each swipe its own reasoning and date when it is swiped to, as
+its swipe sets the message's `extra` and `send_date` from the swipe's swipe_info entry; a Chub
+chat's messages flattened as its import flattens them."""
 
 from __future__ import annotations
 
 import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
 
+from chat.history_manager.base import reply_versions
+from chat.import_export.chat_formats import chat_import
 from tests.chat.st_chat_records import HEADER, USER, jsonl
 
 SWIPED = {"name": "Mira", "is_user": False, "is_system": False,
@@ -39,3 +42,16 @@ def test_a_swiped_to_imported_swipe_shows_its_own_reasoning_and_date(client, aut
     third = flipped(1)  # the others are B, C now: index 1 is C
     assert (third["content"], third["reasoning"]) == ("C", "C's thoughts")
     assert third["timestamp"] == "2024-05-12T17:42:00Z"
+
+
+def test_a_chub_chat_comes_in_as_sillytavern_flattens_it():
+    """Chub's messages hold their text and swipes as {"message": …}; SillyTavern's import
+    flattens them (flattenChubChat). Until 2026-12-03 each such message was skipped here."""
+    reply = {"name": "Mira", "is_user": False, "mes": {"message": "B", "id": 7},
+             "swipes": [{"message": "A"}, {"message": "B"}], "swipe_id": 1}
+    said = {"name": "Ann", "is_user": True, "mes": {"message": "hi"}}
+    imported = chat_import(jsonl([HEADER, said, reply]))
+    assert not imported.skipped
+    user, answer = imported.lines
+    assert (user["content"], answer["content"]) == ("hi", "B")
+    assert [v["content"] for v in reply_versions(answer)] == ["A", "B"]
