@@ -51,6 +51,7 @@ from personalab.lib.nesting import (
 )
 
 HEADER_KEYS = ("user_name", "character_name", "create_date", "chat_metadata")
+UNUSED_NAME = "unused"
 SUMMARY_TYPE = "summary"
 HUMAN_DATE = re.compile(
     r"^(\d{4})-(\d{1,2})-(\d{1,2})\s*@\s*(\d{1,2})h\s*(\d{1,2})m\s*(\d{1,2})s(?:\s*(\d{1,3})ms)?$")
@@ -207,13 +208,20 @@ def _name(record: dict[str, Any]) -> str | None:
     return name if isinstance(name, str) and name else None
 
 
+def _header_name(header: dict[str, Any], key: str) -> bool:
+    """Whether the header names someone: SillyTavern since 1.13 writes "unused" there (its
+    chats never read the header's names), which names nobody."""
+    value = header.get(key)
+    return isinstance(value, str) and value not in ("", UNUSED_NAME)
+
+
 def _header_build(raw: dict[str, Any],
                   messages: list[tuple[int, dict[str, Any]]]) -> dict[str, Any]:
     header = {**raw}
-    if not isinstance(header.get("user_name"), str) or not header.get("user_name"):
+    if not _header_name(header, "user_name"):
         header["user_name"] = next((_name(r) for _, r in messages
                                     if r.get("is_user") is True and _name(r)), "User")
-    if not isinstance(header.get("character_name"), str) or not header.get("character_name"):
+    if not _header_name(header, "character_name"):
         header["character_name"] = next(
             (_name(r) for _, r in messages
              if r.get("is_user") is False and not r.get("is_system") and _name(r)),

@@ -10,7 +10,10 @@ from django.core.files.uploadedfile import SimpleUploadedFile
 
 from chat.history_manager.base import reply_versions
 from chat.import_export.chat_formats import chat_import
+from chat.import_export.import_check import import_players, import_speakers
+from chat.import_export.st_chat_export import chat_export_jsonl
 from tests.chat.st_chat_records import HEADER, USER, jsonl
+from tests.chat.test_chat_roundtrip import records_of
 
 SWIPED = {"name": "Mira", "is_user": False, "is_system": False,
           "send_date": "2024-05-12T17:44:02.118Z", "mes": "B",
@@ -55,3 +58,18 @@ def test_a_chub_chat_comes_in_as_sillytavern_flattens_it():
     user, answer = imported.lines
     assert (user["content"], answer["content"]) == ("hi", "B")
     assert [v["content"] for v in reply_versions(answer)] == ["A", "B"]
+
+
+def test_a_header_naming_nobody_unused_takes_the_names_from_the_messages():
+    """SillyTavern after 1.12 writes `"user_name": "unused"` in every chat's header; until
+    2026-12-03 a chat of greetings alone asked to play as "unused"."""
+    unused = {"user_name": "unused", "character_name": "unused", "chat_metadata": {}}
+    greeting = {"name": "Mira", "is_user": False, "mes": "Hello."}
+    imported = chat_import(jsonl([unused, greeting]))
+    assert (import_players(imported), import_speakers(imported)) == ([], ["Mira"])
+    nameless = {"is_user": True, "mes": "Hi."}  # no name: the header's player is not guessed
+    assert chat_import(jsonl([unused, nameless, greeting])).header["user_name"] == "User"
+    exported = records_of(chat_export_jsonl(lines=imported.lines, user_name="Ann",
+                                            character_name="Mira", created_at="",
+                                            header=imported.original_header))[0]
+    assert {key: exported[key] for key in unused} == unused  # written back as it came
