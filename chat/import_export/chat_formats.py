@@ -307,6 +307,10 @@ def _message_line(record: dict[str, Any], text: str, timestamp: str, *, is_user:
         line["macros_filled"] = True
     if not is_user:
         line.update(_swipes_import(record, line))
+    elif any(key in record for key in ("swipes", "swipe_id")):
+        # SillyTavern's continue on a player's message gives it `swipes: [mes]`: kept as is.
+        line["carried"] = {**line.get("carried", {}),
+                           **{key: record[key] for key in ("swipes", "swipe_id") if key in record}}
     return line
 
 

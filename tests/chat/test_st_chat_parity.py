@@ -73,3 +73,19 @@ def test_a_header_naming_nobody_unused_takes_the_names_from_the_messages():
                                             character_name="Mira", created_at="",
                                             header=imported.original_header))[0]
     assert {key: exported[key] for key in unused} == unused  # written back as it came
+
+
+def test_a_players_message_continued_in_sillytavern_keeps_its_swipes_on_a_round_trip():
+    """SillyTavern's continue on a player's message writes `swipes: [mes]`, `swipe_id: 0`
+    beside its swipe_info; until 2026-12-03 the export dropped them and kept the swipe_info."""
+    said = {**USER, "swipes": [USER["mes"]], "swipe_id": 0,
+            "swipe_info": [{"send_date": USER["send_date"], "extra": {}}]}
+    imported = chat_import(jsonl([HEADER, said]))
+    exported = records_of(chat_export_jsonl(lines=imported.lines, user_name="Ann",
+                                            character_name="Mira", created_at="",
+                                            header=imported.original_header))
+    assert exported == [HEADER, said]
+    edited = [{**imported.lines[0], "content": "Good news.", "edited": True}]
+    again = records_of(chat_export_jsonl(lines=edited, user_name="Ann", character_name="Mira",
+                                         created_at="", header=HEADER))[1]
+    assert (again["mes"], again["swipes"], again["swipe_id"]) == ("Good news.", ["Good news."], 0)
