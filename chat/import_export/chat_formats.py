@@ -314,6 +314,14 @@ def _message_line(record: dict[str, Any], text: str, timestamp: str, *, is_user:
     return line
 
 
+def _other_swipe_said(record: dict[str, Any]) -> bool:
+    """An empty reply with a swipe that says something: SillyTavern shows it empty and swipes
+    to the others, so it is kept (skipped, its swipes were lost)."""
+    swipes = record.get("swipes")
+    return record.get("is_user") is not True and isinstance(swipes, list) and any(
+        isinstance(swipe, str) and swipe.strip() for swipe in swipes)
+
+
 def _lines_convert(header: dict[str, Any], records: list[tuple[int, dict[str, Any]]],
                    skipped: list[dict[str, Any]]) -> list[dict[str, Any]]:
     lines: list[dict[str, Any]] = []
@@ -328,7 +336,8 @@ def _lines_convert(header: dict[str, Any], records: list[tuple[int, dict[str, An
             continue
         timestamp = date_parse(record.get("send_date")) or last_time
         last_time = timestamp
-        if not text.strip() and (_extra(record) or {}).get(INTERRUPTED_MARK) is not True:
+        if not text.strip() and (_extra(record) or {}).get(INTERRUPTED_MARK) is not True \
+                and not _other_swipe_said(record):
             skipped.append({"line": number, "reason": "empty message"})
             continue
         if _is_narrator(record, speakers):

@@ -89,3 +89,14 @@ def test_a_players_message_continued_in_sillytavern_keeps_its_swipes_on_a_round_
     again = records_of(chat_export_jsonl(lines=edited, user_name="Ann", character_name="Mira",
                                          created_at="", header=HEADER))[1]
     assert (again["mes"], again["swipes"], again["swipe_id"]) == ("Good news.", ["Good news."], 0)
+
+
+def test_an_empty_reply_with_a_swipe_that_says_something_is_kept_with_its_swipes():
+    """SillyTavern shows it empty and swipes to the others; until 2026-12-03 the import
+    skipped it, and its swipes were lost. An empty message without such a swipe still is."""
+    empty = {"name": "Mira", "is_user": False, "mes": "", "swipes": ["", "B"], "swipe_id": 0}
+    bare = {"name": "Mira", "is_user": False, "mes": " ", "swipes": [" ", ""], "swipe_id": 0}
+    imported = chat_import(jsonl([HEADER, USER, empty, USER, bare]))
+    assert [s["line"] for s in imported.skipped] == [5]  # the file's 5th line
+    reply = imported.lines[1]
+    assert [v["content"] for v in reply_versions(reply)] == ["", "B"]
