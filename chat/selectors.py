@@ -43,8 +43,17 @@ class ShownLine(dict):
     gives up: the message template asks each line for a dozen fields most lines lack (hidden,
     edited, reasoning, interrupted, …), and that was a fifth of the chat page's render."""
 
+    # id() of the read's own line it copies: what display_depths keys a depth by.
+    source_id: int = 0
+
     def __missing__(self, key: str) -> None:
         return None
+
+
+def _shown_line(line: dict[str, Any]) -> ShownLine:
+    shown = ShownLine(line)
+    shown.source_id = id(line)
+    return shown
 
 
 @dataclass
@@ -87,7 +96,7 @@ def chat_messages_window(read: SessionRead, *, before: int | None = None,
         index -= 1
     while index >= 0 and not _shown(lines[index]):
         index -= 1
-    items = [MessageItem(line=ShownLine(lines[i]), index=base + i,
+    items = [MessageItem(line=_shown_line(lines[i]), index=base + i,
                          fingerprint=line_fingerprint(lines[i]),
                          is_last_reply=base + i == last_reply
                          and lines[i].get("role") == "assistant")
@@ -191,9 +200,11 @@ def chat_last_reply_item(read: SessionRead) -> MessageItem:
 
 def message_render_context(store: FileStore, *, state: dict[str, Any],
                            lines: list[dict[str, Any]],
-                           characters: ChatCharacters | None = None) -> dict[str, Any]:
+                           characters: ChatCharacters | None = None,
+                           depths: dict[int, int] | None = None) -> dict[str, Any]:
     """What _message.html needs besides the item: who speaks, their pictures, the macros.
-    `characters`: the page's reads of the chat's characters, when it has made some."""
+    `characters`: the page's reads of the chat's characters, when it has made some; `depths`:
+    the messages' depths when `lines` end before the session does (display_depths)."""
     characters = characters or ChatCharacters(store, state=state)
     character_id = state.get("character_id")
     values = page_macro_values(store, state=state, lines=lines, characters=characters)
@@ -208,7 +219,8 @@ def message_render_context(store: FileStore, *, state: dict[str, Any],
             "player_names": player_names_carried(lines),
             "macro_values": values,
             "line_display": line_display_for(store, state=state, lines=lines, values=values,
-                                             character=characters.optional(character_id))}
+                                             character=characters.optional(character_id),
+                                             depths=depths)}
 
 
 def player_line_key(line: dict[str, Any]) -> tuple:

@@ -22,6 +22,7 @@ from personalab.lib.filestore.session_read import SessionRead, read_session_file
 from personalab.lib.filestore.store import FileStore
 from personalab.lib.ids import is_valid_id
 from personalab.lib.line_index import ASSISTANT, NOTE, SUMMARY, SYSTEM, USER
+from personalab.lib.lines import display_depths
 from personalab.lib.store_errors import InstanceBusy
 
 # --- listing --------------------------------------------------------------------------------
@@ -124,7 +125,11 @@ def messages_page(store: FileStore, *, instance_id: str, session_key: str,
         rows, last = rows[(page - 1) * size: page * size], _last_message_index(read)
     for row in rows:
         row["is_last_reply"] = row["index"] == last and row["role"] == "assistant"
+    depths = display_depths(read.lines, after=read.depth_after)
     return {"session_key": session_key, "session_id": read.metadata.get("session_id"),
+            # each row's depth in the whole session, for the page's regex scripts (not sent)
+            "depths": {row["index"]: depths[id(row["line"])] for row in rows
+                       if id(row["line"]) in depths},
             "archived": archived, "read_only": archived, "metadata": read.metadata,
             "rows": rows, "page": page, "pages": pages,
             "total": total, "query": query.strip(), "page_size": size,
@@ -154,7 +159,7 @@ def message_row(store: FileStore, *, instance_id: str, session_key: str,
     row = _row(index, line)
     last = _last_message_position(read)
     return {**row, "is_last_reply": index == last and row["role"] == "assistant",
-            "read_only": archived}
+            "read_only": archived, "depth": display_depths(read.lines).get(id(line))}
 
 
 EDITABLE_KINDS = (USER, ASSISTANT, SUMMARY, NOTE)

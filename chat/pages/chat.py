@@ -78,6 +78,7 @@ from personalab.lib.config_schema import digits_int
 from personalab.lib.errors import AppError, Forbidden, LimitReached, error_read, errors_back_to
 from personalab.lib.filestore.store import FileStore
 from personalab.lib.letter_colours import letter_class
+from personalab.lib.lines import display_depths
 from personalab.lib.llm import LLMError
 from personalab.lib.store_errors import InstanceBusy, StoreError
 from personalab.limit_words import error_words
@@ -199,8 +200,9 @@ def _chat_context(request: HttpRequest, instance_id: str) -> dict:
                                  shown=size, before=before)
     window = selectors.chat_messages_window(read, before=before, size=size)
     characters = ChatCharacters(store, state=state)
-    shown = selectors.message_render_context(store, state=state, lines=read.lines,
-                                             characters=characters)
+    shown = selectors.message_render_context(
+        store, state=state, lines=read.lines, characters=characters,
+        depths=display_depths(read.lines, after=read.depth_after))
     return {
         "instance": row,
         "personas": personas_visible_to(user=request.user),

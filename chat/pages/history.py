@@ -103,8 +103,10 @@ def _history_context(request: HttpRequest, instance_id: str, *, source=None) -> 
                                      page=_int(source.get("page")), query=source.get("q", ""))
     except history_base.HistoryError as exc:
         raise Http404(exc.message) from None
-    shown = selectors.message_render_context(store, state=state,
-                                             lines=[row["line"] for row in page["rows"]])
+    shown = selectors.message_render_context(
+        store, state=state, lines=[row["line"] for row in page["rows"]],
+        depths={id(row["line"]): page["depths"][row["index"]] for row in page["rows"]
+                if row["index"] in page["depths"]})
     return {"instance_id": instance_id, "page": page, "state": state,
             # The rows read as the chat page shows them: macros and the display-only regex
             # scripts here, Markdown and the sanitizer in the browser (static/history.js).

@@ -72,7 +72,9 @@ def _message_context(request: HttpRequest, instance, instance_id: str, session_i
     row = history_read.message_row(store, instance_id=instance_id, session_key=session_id,
                                    index=index)
     state = store.instance_state_read(instance_id)
-    shown = selectors.message_render_context(store, state=state, lines=[row["line"]])
+    shown = selectors.message_render_context(
+        store, state=state, lines=[row["line"]],
+        depths={} if row["depth"] is None else {id(row["line"]): row["depth"]})
     return {
         "instance": instance, "instance_id": instance_id, "row": row, "state": state,
         "page": {"session_key": session_id, "read_only": row["read_only"], "page": "",

@@ -25,7 +25,7 @@ from memory.action_base import LinesShown
 from personalab.lib.filestore.store import FileStore
 from personalab.lib.js_regex import js_macro_escaped
 from personalab.lib.line_macros import character_macro_values, line_macros_replace
-from personalab.lib.lines import narrator_sent
+from personalab.lib.lines import display_depths, narrator_sent
 from personalab.lib.macros import PICK_SEED, TIME_ZONE, message_macros_replace
 
 
@@ -97,6 +97,9 @@ class LineDisplay:
     depths: dict[int, int] = field(default_factory=dict)  # by id() of the lines read
 
     def text(self, line: Mapping[str, Any]) -> str:
+        # The page's templates read copies of the lines (chat.selectors.ShownLine): a depth is
+        # the read's own line's, which a copy names (until 2026-12-03 no depth was found).
+        depth = self.depths.get(getattr(line, "source_id", 0) or id(line))
         shown = st_display_text(dict(line))
         if shown is not None:  # an imported SillyTavern translation, shown as it showed it
             line = {**line, "content": shown}
@@ -105,7 +108,7 @@ class LineDisplay:
         placement = line_placement_shown(line)
         if not self.run or placement is None:
             return text
-        return self.run.text(text, placement, markdown=True, depth=self.depths.get(id(line)))
+        return self.run.text(text, placement, markdown=True, depth=depth)
 
 
 # SillyTavern's own system messages (its help, welcome, group notices): shown without scripts.
@@ -127,29 +130,20 @@ def line_placement_shown(line: Mapping[str, Any]) -> int | None:
         else SLASH_COMMAND
 
 
-def display_depths(lines: list[dict[str, Any]]) -> dict[int, int]:
-    """Each message's depth as SillyTavern's page counts it (by id() of the line): how many
-    messages sent to the model come after it; a narrator note it sends counts, a hidden
-    message has none (its scripts then run whatever their depth bounds)."""
-    depths: dict[int, int] = {}
-    after = 0
-    for line in reversed(lines):
-        if not line.get("hidden") and (line.get("role") in ("user", "assistant")
-                                       or narrator_sent(line)):
-            depths[id(line)] = after
-            after += 1
-    return depths
-
-
 def line_display_for(store: FileStore, *, state: Mapping[str, Any],
                      character: Mapping[str, Any], lines: list[dict[str, Any]],
-                     values: Mapping[str, str]) -> LineDisplay:
+                     values: Mapping[str, str],
+                     depths: dict[int, int] | None = None) -> LineDisplay:
     """The page's display of `lines` (a stretch of the session, newest last): a message's
-    depth is how many messages come after it among them, as SillyTavern counts it."""
+    depth is how many messages come after it, as SillyTavern counts it (`depths`, from
+    display_depths over a stretch that ends before the session; by default `lines` are
+    taken to end where it does)."""
     run = regex_run_for(store, owner=state.get("owner"), character=character,
                         persona_id=state.get("persona_id"), preset=state.get("prompt_manager"),
                         values=values)
-    return LineDisplay(values, run, display_depths(lines) if run else {})
+    if not run:
+        return LineDisplay(values, run, {})
+    return LineDisplay(values, run, display_depths(lines) if depths is None else depths)
 
 
 def edit_regexed(store: FileStore, *, instance_id: str, line: Mapping[str, Any],

@@ -115,3 +115,16 @@ def lines_overlap(old: list[Any], new: list[Any]) -> tuple[int, int] | None:
         if old[k:k + m] == new[:m]:
             return k, m
     return None
+
+
+def display_depths(lines: list[dict[str, Any]], *, after: int = 0) -> dict[int, int]:
+    """Each message's depth as SillyTavern's page counts it for its regex scripts (by id() of
+    the line): how many lines a prompt sends, summaries aside, come after it in the whole chat
+    (`after`: those after `lines`, SessionRead.depth_after); a narrator note it sends counts,
+    a hidden message has none (its scripts then run whatever their depth bounds)."""
+    depths: dict[int, int] = {}
+    for line in reversed(lines):
+        if line_prompt_usable(line) and line.get("type") != "summary":
+            depths[id(line)] = after
+            after += 1
+    return depths

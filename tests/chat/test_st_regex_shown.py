@@ -1,16 +1,21 @@
-"""Markdown-only regex scripts on the lines of an imported SillyTavern chat change what the page
-shows where SillyTavern 1.12.6's messageFormatting changes it: a narrator note gets the
-"slash command" scripts (a comment the AI-output ones, SillyTavern's own system messages none),
-and a narrator line it sends to the model counts in the other messages' depth."""
+"""Markdown-only regex scripts change what the page shows where SillyTavern 1.12.6's
+messageFormatting changes it: a narrator note gets the "slash command" scripts (a comment the
+AI-output ones, SillyTavern's own system messages none), a narrator line it sends to the model
+counts in the other messages' depth, and depth counts from the chat's newest message on every
+page (older pages, the history manager, one message's page)."""
 
 from __future__ import annotations
 
 import json
+import re
+
+import pytest
 
 from chat.import_export.chat_formats import chat_import_jsonl
-from chat.play.regex_scripts import LineDisplay, display_depths, edit_regexed
+from chat.play.regex_scripts import LineDisplay, edit_regexed
 from library.find_replace.scripts import RegexRun, scripts_read
 from library.find_replace.services import regex_scripts_account_save
+from personalab.lib.lines import display_depths
 
 HEADER = {"user_name": "Ann", "character_name": "Mira"}
 
@@ -63,3 +68,37 @@ def test_an_edited_comment_gets_the_ai_output_scripts_a_narrator_line_the_slash_
     comment, narrator = _lines(COMMENT, SYS)
     assert [edit_regexed(store, instance_id=instance, line=line, text="x")
             for line in (comment, narrator)] == ["2x", "3x"]
+
+
+def _texts(html: str) -> list[str]:
+    return re.findall(r'<div class="text md" hx-disable>([^<]*)</div>', html)
+
+
+@pytest.mark.django_db
+def test_older_pages_and_the_history_manager_count_depth_from_the_chats_newest_message(
+        alice_client, store, alice, instance):
+    """SillyTavern's page counts a message's depth in the whole chat; until 2026-12-03 an
+    older page, a history page or one message's page counted it among the lines it read."""
+    read = store.session_read(instance, "sess_001")
+    store.session_rewrite(instance, "sess_001", [read.metadata, *(
+        {"role": "user" if n % 2 == 0 else "assistant", "content": f"line {n}",
+         "turn": n // 2 + 1} for n in range(250))])
+    regex_scripts_account_save(store, user=alice, scripts=[{
+        "scriptName": "old", "findRegex": "/^line/", "replaceString": "old", "placement": [1, 2],
+        "markdownOnly": True, "minDepth": 200}])  # depth 249 - n: lines 0 to 49
+    older = _texts(alice_client.get(f"/instances/{instance}/messages?before=60&shown=60")
+                   .content.decode())
+    assert older == [f"old {n}" for n in range(50)] + [f"line {n}" for n in range(50, 60)]
+    history = _texts(alice_client.get(f"/instances/{instance}/history/rows?page=1")
+                     .content.decode())
+    assert history == [f"old {n}" for n in range(50)] + [f"line {n}" for n in range(50, 100)]
+    found = _texts(alice_client.get(f"/instances/{instance}/history/rows?q=line+4")
+                   .content.decode())
+    assert found == ["old 4", *(f"old {n}" for n in range(40, 50))]  # a search's rows too
+    one = alice_client.get(f"/instances/{instance}/messages/sess_001/10/").content.decode()
+    assert "old 10" in one
+    regex_scripts_account_save(store, user=alice, scripts=[{
+        "scriptName": "new", "findRegex": "/^line/", "replaceString": "new", "placement": [1, 2],
+        "markdownOnly": True, "maxDepth": 1}])
+    newest = _texts(alice_client.get(f"/instances/{instance}/messages").content.decode())
+    assert newest[-3:] == ["line 247", "new 248", "new 249"]  # every line was "new" before

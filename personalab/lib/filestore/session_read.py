@@ -37,6 +37,9 @@ class SessionRead:
     # of the session's last user or assistant line (None: work it out from `lines`).
     first_index: int = 0
     last_message_index: int | None = None
+    # A stretch that ends before the session does: how many lines a prompt may send, summaries
+    # aside, come after it (a message's depth counts them: regex scripts' min / max depth).
+    depth_after: int = 0
     # read_session_recent: what the lines before the stretch hold (None: nothing left out).
     lines_before: LinesBefore | None = None
     # read_session_recent: the tokens of the messages read, by text, as the line index counted

@@ -32,6 +32,7 @@ from personalab.lib.line_index import (
     METADATA,
     NOTE,
     SHOWN_KINDS,
+    SUMMARY,
     USER,
     LineIndex,
     Unindexable,
@@ -40,7 +41,7 @@ from personalab.lib.line_index import (
     line_index_known,
     line_index_read,
 )
-from personalab.lib.lines import line_parse, session_line_problem
+from personalab.lib.lines import line_parse, line_prompt_usable, session_line_problem
 from personalab.lib.store_errors import MissingFile
 
 
@@ -308,8 +309,14 @@ def _stretch_read(path: Path, data: bytes, index: LineIndex, positions: np.ndarr
         metadata = tail.pop(0)  # a session of one line, missing its newline
     else:
         metadata = _metadata_at(path, data, index, problems)
+    depth_after = 0
     if whole_end or end >= total:
         records.extend(tail)
+    else:
+        after = positions[end:]
+        depth_after = int((index.records["usable"][after].astype(bool)
+                           & (index.kinds[after] != SUMMARY)).sum()) + sum(
+            1 for line in tail if line_prompt_usable(line) and line.get("type") != "summary")
     last_at = _last_of(index, positions, MESSAGE_KINDS)
     last_message = (total if tail and tail[-1].get("role") in ("user", "assistant")
                     else last_at)
@@ -317,7 +324,7 @@ def _stretch_read(path: Path, data: bytes, index: LineIndex, positions: np.ndarr
                        partial=partial, size_bytes=len(data),
                        turn_max=max(index.turn_max(), records_turn_max(tail)),
                        complete=first == 0 and end >= total, first_index=first,
-                       last_message_index=last_message,
+                       last_message_index=last_message, depth_after=depth_after,
                        line_kinds=index.kinds[positions] if not tail else None)
 
 
