@@ -80,7 +80,10 @@ def _swipe_info(version: dict[str, Any], fallback_date: str) -> dict[str, Any]:
     if isinstance(version.get(SWIPE_INFO), dict):  # an imported swipe's own entry
         return version[SWIPE_INFO]
     when = str(version.get("timestamp") or fallback_date)
-    return {"send_date": when, "gen_started": when, "gen_finished": when, "extra": {}}
+    # SillyTavern's swipe puts this extra on the message: its reasoning goes with its swipe.
+    reasoning = version.get("reasoning")
+    return {"send_date": when, "gen_started": when, "gen_finished": when,
+            "extra": {"reasoning": reasoning} if isinstance(reasoning, str) and reasoning else {}}
 
 
 def _avatar_named(record: dict[str, Any], avatar: str | None) -> None:

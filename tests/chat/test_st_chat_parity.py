@@ -100,3 +100,19 @@ def test_an_empty_reply_with_a_swipe_that_says_something_is_kept_with_its_swipes
     assert [s["line"] for s in imported.skipped] == [5]  # the file's 5th line
     reply = imported.lines[1]
     assert [v["content"] for v in reply_versions(reply)] == ["", "B"]
+
+
+def test_each_reply_version_made_here_exports_its_reasoning_in_its_swipe_info():
+    """SillyTavern's swipe takes the message's extra (its reasoning) from swipe_info; until
+    2026-12-03 every entry's extra was {}: a swipe lost its reasoning there and here again."""
+    lines = [{"role": "user", "content": "hi", "turn": 1},
+             {"role": "assistant", "content": "B", "turn": 1, "reasoning": "why B",
+              "trace_id": "tr_2", "alternatives": [
+                  {"content": "A", "reasoning": "why A", "trace_id": "tr_1"},
+                  {"content": "C", "trace_id": "tr_3"}], "alternative_position": 1}]
+    reply = records_of(chat_export_jsonl(lines=lines, user_name="Ann", character_name="Mira",
+                                         created_at="2026-01-01T00:00:00Z"))[-1]
+    assert [info["extra"] for info in reply["swipe_info"]] == [
+        {"reasoning": "why A"}, {"reasoning": "why B"}, {}]
+    again = chat_import(jsonl([HEADER, reply])).lines[-1]
+    assert [v.get("reasoning") for v in reply_versions(again)] == ["why A", "why B", None]
