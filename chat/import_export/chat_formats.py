@@ -260,8 +260,10 @@ def _is_narrator(record: dict[str, Any], speakers: set[str]) -> bool:
     extra_type = (_extra(record) or {}).get("type")
     if extra_type in NARRATOR_TYPES:
         return True
+    # A group member's reply names its card (original_avatar): hidden, it is still theirs.
     return bool(record.get("is_system")) and (
-        record.get("is_user") is not True and _name(record) not in speakers)
+        record.get("is_user") is not True and _name(record) not in speakers
+        and not record.get("original_avatar"))
 
 
 def _kept_fields(record: dict[str, Any], timestamp: str) -> dict[str, Any]:

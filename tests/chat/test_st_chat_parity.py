@@ -116,3 +116,12 @@ def test_each_reply_version_made_here_exports_its_reasoning_in_its_swipe_info():
         {"reasoning": "why A"}, {"reasoning": "why B"}, {}]
     again = chat_import(jsonl([HEADER, reply])).lines[-1]
     assert [v.get("reasoning") for v in reply_versions(again)] == ["why A", "why B", None]
+
+
+def test_a_group_members_hidden_reply_stays_that_members_reply():
+    """A member who speaks only in a hidden message (SillyTavern's /hide on a group reply,
+    which names the member's card in original_avatar) was read as a narrator note here."""
+    hidden = {"name": "Kael", "is_user": False, "is_system": True, "mes": "I saw it.",
+              "original_avatar": "Kael.png", "force_avatar": "/thumbnail?type=avatar&file=Kael.png"}
+    reply = chat_import(jsonl([HEADER, USER, hidden])).lines[-1]
+    assert [reply.get(key) for key in ("role", "name", "hidden")] == ["assistant", "Kael", True]
