@@ -16,7 +16,8 @@ Import rules (PersonaLab session lines come out):
 - Every speaker keeps its `name`; `send_date` is kept as written (the parsed moment goes to
   `timestamp`), `extra` is kept whole (its `reasoning` also goes to the line's `reasoning`),
   and any other key of the message is kept in `carried`, so export writes the message back.
-- is_system on a message of a speaker (the user, or a name that also speaks normally) is
+- is_system on a message of a speaker (the user, a name that also speaks normally, or a
+  group reply naming its card in original_avatar) is
   SillyTavern's "hidden" message: the line keeps its role with "hidden": true (shown, never
   sent to the model). Other is_system messages and `extra.type == "narrator"` are narrator
   lines: {"type": "note"}, except PersonaLab's own exported summaries, which come back as
