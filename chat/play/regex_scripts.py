@@ -52,7 +52,9 @@ def regex_run_for(store: FileStore, *, owner: str | None, character: Mapping[str
     return RegexRun(scripts,
                     macros=lambda text: message_macros_replace(text, values, seed="regex"),
                     escape_macros=lambda text: message_macros_replace(text, escaped,
-                                                                      seed="regex"))
+                                                                      seed="regex"),
+                    macros_as=lambda name: lambda text: message_macros_replace(
+                        text, {**values, "char": name}, seed="regex"))
 
 
 def preset_scripts_allowed(preset: Any) -> Any:
@@ -108,7 +110,9 @@ class LineDisplay:
         placement = line_placement_shown(line)
         if not self.run or placement is None:
             return text
-        return self.run.text(text, placement, markdown=True, depth=depth)
+        speaker = line.get("name") or self.values.get("user" if line.get("role") == "user"
+                                                      else "char")
+        return self.run.text(text, placement, markdown=True, depth=depth, speaker=speaker)
 
 
 # SillyTavern's own system messages (its help, welcome, group notices): shown without scripts.
@@ -158,8 +162,12 @@ def edit_regexed(store: FileStore, *, instance_id: str, line: Mapping[str, Any],
         store, state=state, character_id=line.get("speaker") or state.get("character_id"))
     run = regex_run_for(store, owner=state.get("owner"), character=character,
                         persona_id=state.get("persona_id"), preset=state.get("prompt_manager"))
-    # SillyTavern's updateMessage has no exception for its own system messages.
-    return run.text(text, line_placement_shown(line) or AI_OUTPUT, edit=True)
+    # SillyTavern's updateMessage has no exception for its own system messages; it fills a
+    # trim string's {{char}} with the message's speaker, but for a narrator line.
+    narrator = (line.get("extra") or {}).get("type") == "narrator" if isinstance(
+        line.get("extra"), Mapping) else line.get("type") == "note"
+    return run.text(text, line_placement_shown(line) or AI_OUTPUT, edit=True,
+                    speaker=None if narrator else line.get("name"))
 
 
 def greetings_regexed(store: FileStore, *, state: Mapping[str, Any],

@@ -202,6 +202,9 @@ class RegexRun:
     scripts: tuple[RegexScript, ...] = ()
     macros: Macros = _same
     escape_macros: Macros = _same
+    # The macros with {{char}} as the given name: SillyTavern fills a trim string's {{char}}
+    # with the message's own speaker where its page shows or edits it (characterOverride).
+    macros_as: Callable[[str], Macros] | None = None
     problems: list[str] = field(default_factory=list)
     spent: float = 0.0
     _compiled: dict[str, FoundRegex | None] = field(default_factory=dict)
@@ -215,14 +218,16 @@ class RegexRun:
         self.problems.append(text)
 
     def text(self, text: str, placement: int, *, markdown: bool = False, prompt: bool = False,
-             edit: bool = False, depth: int | None = None) -> str:
-        """`text` after every script that applies here, in order."""
+             edit: bool = False, depth: int | None = None, speaker: str | None = None) -> str:
+        """`text` after every script that applies here, in order; `speaker`: the {{char}} of
+        the trim strings (macros_as)."""
         if not text or not self.scripts:
             return text
+        trim_macros = self.macros_as(speaker) if speaker and self.macros_as else self.macros
         for script in self.scripts:
             if script.applies(placement, markdown=markdown, prompt=prompt, edit=edit,
                               depth=depth):
-                text = self._run(script, text)
+                text = self._run(script, text, trim_macros)
         return text
 
     def _pattern(self, script: RegexScript) -> FoundRegex | None:
@@ -246,7 +251,7 @@ class RegexRun:
         self._compiled[find] = compiled
         return compiled
 
-    def _run(self, script: RegexScript, text: str) -> str:
+    def _run(self, script: RegexScript, text: str, trim_macros: Macros) -> str:
         if self.spent > TOTAL_SECONDS:
             self._problem(f"regex script {script.name!r} skipped: the scripts ran "
                           f"{TOTAL_SECONDS:g} s already")
@@ -256,7 +261,7 @@ class RegexRun:
             found = self._pattern(script)
             if found is None:
                 return text
-            return _replaced(found, text, script, self.macros,
+            return _replaced(found, text, script, self.macros, trim_macros,
                              seconds=min(RUN_SECONDS, TOTAL_SECONDS - self.spent + 0.01))
         except (TimeoutError, _TooLong, _Thrown) as exc:
             self._problem(f"regex script {script.name!r} changed nothing: {exc}")
@@ -298,13 +303,13 @@ def _past_groups(number: int, match: regex.Match[str], text: str, script: RegexS
 
 
 def _replaced(found: FoundRegex, text: str, script: RegexScript, macros: Macros,
-              *, seconds: float) -> str:
+              trim_with: Macros, *, seconds: float) -> str:
     template = _MATCH_MACRO.sub("$0", script.replace)
     produced = [0]
     # Without u, JavaScript matches UTF-16 halves: `.` takes half an emoji (js_regex.py).
     halves = text if found.unicode else js_utf16(text)
     utf16, text = halves is not text, halves
-    trim_macros = (lambda trim: js_utf16(macros(trim))) if utf16 else macros
+    trim_macros = (lambda trim: js_utf16(trim_with(trim))) if utf16 else trim_with
 
     refs = [int(ref.group(1)) for ref in _GROUP_REF.finditer(template)]
 

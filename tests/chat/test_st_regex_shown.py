@@ -12,7 +12,7 @@ import re
 import pytest
 
 from chat.import_export.chat_formats import chat_import_jsonl
-from chat.play.regex_scripts import LineDisplay, edit_regexed
+from chat.play.regex_scripts import LineDisplay, edit_regexed, regex_run_for
 from library.find_replace.scripts import RegexRun, scripts_read
 from library.find_replace.services import regex_scripts_account_save
 from personalab.lib.lines import display_depths
@@ -102,3 +102,25 @@ def test_older_pages_and_the_history_manager_count_depth_from_the_chats_newest_m
         "markdownOnly": True, "maxDepth": 1}])
     newest = _texts(alice_client.get(f"/instances/{instance}/messages").content.decode())
     assert newest[-3:] == ["line 247", "new 248", "new 249"]  # every line was "new" before
+
+
+def test_a_trim_strings_char_is_the_messages_own_speaker_on_the_page_and_on_edit(
+        store, alice, instance):
+    """SillyTavern's messageFormatting and updateMessage fill a trim string's {{char}} with
+    the message's name (characterOverride): the player's own on the player's line. Until
+    2026-12-03 it was the chat's character everywhere here."""
+    regex_scripts_account_save(store, user=alice, scripts=[{
+        "scriptName": "t", "findRegex": "/(.+)/", "replaceString": "[$1]", "placement": [1, 2],
+        "trimStrings": ["{{char}}"], "markdownOnly": True}])
+    values = {"user": "Ann", "char": "Mira"}
+    run = regex_run_for(store, owner="alice", character={"name": "Mira"}, values=values)
+    said, reply = _lines({**SAID, "mes": "Ann waves at Mira"},
+                         {**REPLY, "mes": "Mira nods to Ann", "name": "Rook"})
+    assert [LineDisplay(values, run).text(line) for line in (said, reply)] == [
+        "[ waves at Mira]", "[Mira nods to Ann]"]
+    regex_scripts_account_save(store, user=alice, scripts=[{
+        "scriptName": "t", "findRegex": "/(.+)/", "replaceString": "[$1]", "placement": [1, 3],
+        "trimStrings": ["{{char}}"], "runOnEdit": True}])
+    sys_line = _lines({**SYS, "mes": "x"})[0]
+    assert [edit_regexed(store, instance_id=instance, line=line, text="Ann and System")
+            for line in (said, sys_line)] == ["[ and System]", "[Ann and System]"]
