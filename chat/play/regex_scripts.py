@@ -114,6 +114,16 @@ class LineDisplay:
                                                       else "char")
         return self.run.text(text, placement, markdown=True, depth=depth, speaker=speaker)
 
+    def reasoning(self, line: Mapping[str, Any]) -> str:
+        """The reply's reasoning as the page shows it: after the markdown-only reasoning (6)
+        scripts at the reply's depth, as SillyTavern shows a reasoning block."""
+        reasoning = str(line.get("reasoning") or "")
+        if not self.run or not reasoning:
+            return reasoning
+        return self.run.text(reasoning, REASONING, markdown=True,
+                             depth=self.depths.get(getattr(line, "source_id", 0) or id(line)),
+                             speaker=line.get("name") or self.values.get("char"))
+
 
 # SillyTavern's own system messages (its help, welcome, group notices): shown without scripts.
 ST_SYSTEM_NAME = "SillyTavern System"

@@ -43,6 +43,13 @@ def line_shown(line: dict[str, Any], display: LineDisplay | None) -> str:
     return _marker_worded(line, display.text(line))
 
 
+@register.filter
+def reasoning_shown(line: dict[str, Any], display: LineDisplay | None) -> str:
+    """`{{ line|reasoning_shown:line_display }}`: the reasoning after the markdown-only
+    reasoning scripts."""
+    return str(line.get("reasoning") or "") if display is None else display.reasoning(line)
+
+
 def _marker_worded(line: dict[str, Any], text: str) -> str:
     """The file's fixed words for an empty or failed reply (SPEC §3: "(无回复)", "(系统错误: …)")
     in the page's language; the file keeps them as written."""

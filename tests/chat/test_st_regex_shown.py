@@ -124,3 +124,19 @@ def test_a_trim_strings_char_is_the_messages_own_speaker_on_the_page_and_on_edit
     sys_line = _lines({**SYS, "mes": "x"})[0]
     assert [edit_regexed(store, instance_id=instance, line=line, text="Ann and System")
             for line in (said, sys_line)] == ["[ and System]", "[Ann and System]"]
+
+
+def test_markdown_only_reasoning_scripts_change_the_reasoning_the_page_shows(
+        alice_client, store, alice, instance):
+    """SillyTavern shows a reply's reasoning after its markdown-only reasoning (6) scripts;
+    until 2026-12-03 the page showed it as stored."""
+    read = store.session_read(instance, "sess_001")
+    store.session_rewrite(instance, "sess_001", [read.metadata, *read.lines, {
+        "role": "user", "content": "hi", "turn": 1}, {
+        "role": "assistant", "content": "Hello.", "turn": 1, "reasoning": "secret plan"}])
+    regex_scripts_account_save(store, user=alice, scripts=[{
+        "scriptName": "r", "findRegex": "/secret/", "replaceString": "hidden",
+        "placement": [6], "markdownOnly": True}])
+    page = alice_client.get(f"/instances/{instance}/").content.decode()
+    assert "hidden plan" in page and "secret plan" not in page
+    assert store.session_read(instance, "sess_001").lines[-1]["reasoning"] == "secret plan"
