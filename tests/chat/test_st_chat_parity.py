@@ -1,9 +1,11 @@
 """A SillyTavern chat shows here what SillyTavern shows (1.12.x, public/script.js and its chat
-import, src/endpoints/chats.js): each swipe its own reasoning and date when it is swiped to, as
-its swipe sets the message's `extra` and `send_date` from the swipe's swipe_info entry; a Chub
-chat's messages flattened as its import flattens them."""
+import, src/endpoints/chats.js), and goes back out so that SillyTavern reads it the same: each
+swipe's reasoning and date, an empty reply's swipes, a player's swipes, Chub's messages, a
+group member's hidden reply, a header naming nobody."""
 
 from __future__ import annotations
+
+import json
 
 import pytest
 from django.core.files.uploadedfile import SimpleUploadedFile
@@ -13,7 +15,11 @@ from chat.import_export.chat_formats import chat_import
 from chat.import_export.import_check import import_players, import_speakers
 from chat.import_export.st_chat_export import chat_export_jsonl
 from tests.chat.st_chat_records import HEADER, USER, jsonl
-from tests.chat.test_chat_roundtrip import records_of
+
+
+def records_of(data: bytes) -> list[dict]:
+    return [json.loads(line) for line in data.decode("utf-8").split("\n") if line]
+
 
 SWIPED = {"name": "Mira", "is_user": False, "is_system": False,
           "send_date": "2024-05-12T17:44:02.118Z", "mes": "B",
