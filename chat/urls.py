@@ -8,6 +8,7 @@ from chat.pages import members as member_views
 from chat.pages import message as message_views
 from chat.pages import message_forms
 from chat.pages import regex_allow as regex_allow_views
+from chat.pages import send as send_views
 from chat.pages import settings_page as settings_views
 from chat.pages import variables as variable_views
 
@@ -25,6 +26,7 @@ urlpatterns = [
          name="message_form"),
     path("instances/<str:instance_id>/messages/<str:session_id>/<int:index>/",
          message_forms.message_page, name="message_page"),
+    path("instances/<str:instance_id>/send", send_views.instance_send, name="instance_send"),
     path("instances/<str:instance_id>/outline", views.instance_outline, name="instance_outline"),
     path("instances/<str:instance_id>/import_chat", views.instance_import_chat,
          name="instance_import_chat"),

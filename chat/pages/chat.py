@@ -42,6 +42,7 @@ from chat.pages.import_report import import_report_for_page, import_report_key
 from chat.pages.members import members_context, reply_orders
 from chat.pages.message_forms import undo_offer_take
 from chat.pages.regex_allow import regex_asks
+from chat.pages.send import draft_take
 from chat.pages.variables import variables_context
 from chat.play.account_turns import AccountTurnsBusy
 from chat.play.aside import asides_read
@@ -217,6 +218,8 @@ def _chat_context(request: HttpRequest, instance_id: str) -> dict:
         "withheld": selectors.members_withheld(store, state=state, characters=characters),
         "session": read,
         "window": window,
+        "older_page": before is not None,  # without scripts, a page of older lines
+        "draft": draft_take(request, instance_id),
         "partial": read.partial,
         "problems": [p.describe() for p in read.problems],
         "director": director_status(store, instance_id=instance_id),

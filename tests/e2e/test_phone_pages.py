@@ -45,12 +45,20 @@ def scriptless_phone(server: Server) -> Iterator[Page]:
 def test_a_phone_without_javascript_reaches_the_story_drawer_and_the_menu(
         scriptless_phone: Page, server: Server) -> None:
     """☰ Story, ≡ Menu and the language are wired by scripts: without them a phone could open
-    neither the drawer (outline, memory, export) nor the top bar's links, nor switch language."""
+    neither the drawer (outline, memory, export) nor the top bar's links, nor switch language,
+    and the chat opened at its oldest shown line."""
     from playwright.sync_api import expect  # with the browser, not when it is missing
 
     page = scriptless_phone
     page.goto(f"{server.url}/instances/inst_001/")
-    assert page.get_by_test_id("needs-script").is_visible()  # why Send stays off
+    assert page.get_by_test_id("needs-script").is_visible()  # what needs a script
+    # The chat opens at its newest line, as with scripts (it opened at the oldest shown), and
+    # Send posts (tests/pages/test_no_script_send.py); Stop and ✍ need the script.
+    expect(page.get_by_test_id("message").last).to_be_in_viewport()
+    expect(page.get_by_test_id("message").first).not_to_be_in_viewport()
+    assert page.get_by_test_id("send").is_enabled()
+    assert not page.get_by_test_id("stop").is_visible()
+    assert not page.get_by_test_id("impersonate").is_visible()
     assert not page.locator("#outline-card").is_visible()
     page.get_by_test_id("drawer-link").click()
     expect(page.locator("#outline-card")).to_be_visible()  # once the drawer has slid in

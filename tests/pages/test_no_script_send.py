@@ -1,0 +1,94 @@
+"""Without JavaScript the chat page's box posts: Send runs the same turn as the WebSocket (the
+offline demo answers here) and comes back at the reply, whole; an empty Send lets the character
+speak again; ↻ and → redo the last reply; a refused line comes back in the box, said in the
+reader's language, the file untouched. The page links to its older lines and back."""
+
+from __future__ import annotations
+
+import html
+
+import pytest
+
+from tests.chat.history_files import chat_lines_append
+from tests.pages.test_no_script_forms import _forms
+
+pytestmark = pytest.mark.django_db(transaction=True)  # a turn writes from its threads
+
+
+def _send_form(client, instance_id: str) -> dict:
+    page = client.get(f"/instances/{instance_id}/").content.decode()
+    form, = [f for f in _forms(page) if f["url"] == f"/instances/{instance_id}/send"]
+    return form
+
+
+def _lines(store, instance_id) -> list[dict]:
+    return store.session_read(instance_id, "sess_001").lines
+
+
+def test_send_without_a_script_answers_whole_and_comes_back_at_the_reply(
+        alice_client, store, instance):
+    form = _send_form(alice_client, instance)
+    assert ("action", "send", False) in form["buttons"]  # Send is on, not greyed
+    answer = alice_client.post(form["url"], {**form["fields"], "content": "Where is Victor?",
+                                             "action": "send"})
+    lines = _lines(store, instance)
+    assert [line["role"] for line in lines[-2:]] == ["user", "assistant"]
+    assert lines[-2]["content"] == "Where is Victor?" and lines[-1]["content"]
+    assert answer.status_code == 302
+    assert answer["Location"] == f"/instances/{instance}/#m-{len(lines) - 1}"
+    page = alice_client.get(answer["Location"]).content.decode()
+    assert html.escape(lines[-1]["content"].split("[")[0].strip()) in page
+    # An empty Send: the character speaks again, no line of the player's.
+    alice_client.post(form["url"], {**form["fields"], "content": "  ", "action": "send"})
+    after = _lines(store, instance)
+    assert len(after) == len(lines) + 1 and after[-1]["role"] == "assistant"
+
+
+def test_regenerate_and_continue_without_a_script(alice_client, store, instance):
+    chat_lines_append(store, instance, 1)
+    form = _send_form(alice_client, instance)
+    assert {("action", "regenerate", False), ("action", "continue", False)} <= set(
+        form["buttons"])
+    alice_client.post(form["url"], {**form["fields"], "action": "regenerate"})
+    last = _lines(store, instance)[-1]
+    assert last["content"] != "answer 1"
+    assert "answer 1" in [version["content"] for version in last["alternatives"]]
+    alice_client.post(form["url"], {**form["fields"], "action": "continue"})
+    assert _lines(store, instance)[-1]["content"].startswith(last["content"])
+    assert len(_lines(store, instance)[-1]["content"]) > len(last["content"])
+
+
+def test_a_refused_line_comes_back_in_the_box_in_the_readers_language(
+        alice_client, store, instance):
+    form = _send_form(alice_client, instance)
+    before = _lines(store, instance)
+    long_line = "长" * 20_001
+    answer = alice_client.post(form["url"], {**form["fields"], "content": long_line,
+                                             "action": "send"},
+                               HTTP_ACCEPT_LANGUAGE="zh-hans")
+    assert answer.status_code == 302 and answer["Location"] == f"/instances/{instance}/"
+    assert _lines(store, instance) == before
+    page = alice_client.get(answer["Location"], HTTP_ACCEPT_LANGUAGE="zh-hans").content.decode()
+    assert "消息太长" in page
+    again, = [f for f in _forms(page) if f["url"] == form["url"]]
+    assert again["fields"]["content"] == long_line
+    # once: the next page's box is empty
+    assert _send_form(alice_client, instance)["fields"]["content"] == ""
+
+
+def test_another_account_cannot_send_into_the_chat(client, bob, store, instance):
+    client.force_login(bob)
+    answer = client.post(f"/instances/{instance}/send", {"content": "hi", "action": "send"})
+    assert answer.status_code == 404 and _lines(store, instance) == []
+
+
+def test_the_older_lines_are_a_link_and_their_page_links_back_to_the_newest(
+        alice_client, store, instance):
+    chat_lines_append(store, instance, 30)
+    page = alice_client.get(f"/instances/{instance}/").content.decode()
+    assert "question 11</div>" in page and "question 10</div>" not in page  # 40 lines
+    assert 'data-testid="newest-link"' not in page
+    link = html.unescape(page.split('data-testid="older-link" href="')[1].split('"')[0])
+    older = alice_client.get(link).content.decode()
+    assert "question 10</div>" in older and "question 11</div>" not in older
+    assert f'data-testid="newest-link" href="/instances/{instance}/"' in older
