@@ -10,8 +10,6 @@ export function composerWire() {
   const form = document.getElementById("send-form");
   form.addEventListener("submit", (e) => {
     e.preventDefault();
-    // ↻ and → submit the form only for a page without scripts; their clicks are theirs here.
-    if (e.submitter && e.submitter.id !== "send-button") return;
     const text = input.value;
     if (turn.busy) return;
     // SillyTavern's empty Send: the character speaks again, no line of the player's (it did
