@@ -2,7 +2,7 @@
 // server starts answering it, a line typed while disconnected waits for the socket, and the
 // reconnection backs off from 1 s to 5 s, and tries at once when the tab is shown again or the
 // network comes back (a phone that slept, a server restarted).
-import {S, fill, root, url} from "./config.js";
+import {S, fill, root, touch, url} from "./config.js";
 import {renderText} from "./render.js";
 import {
   addMessage, choosingShow, lastLine, nearNewest, reloadFromFile, scrollToNewest, speakerShow,
@@ -86,8 +86,15 @@ export function lockSet(value) {
 // runs, a memory action while a reply streams or another one runs.
 function controlsShow() {
   const held = turn.busy || turn.locked;
+  const clicked = document.activeElement;
   for (const id of ["send-button", "regenerate-button", "continue-button", "impersonate-button"]) {
     document.getElementById(id).disabled = held;
+  }
+  // A button clicked with a mouse holds the focus, and turned off it dropped it on the page:
+  // the next line typed went nowhere. (A touch screen keeps it in the box, static/chat/room.js,
+  // or has its keyboard closed: focusing the box would open it.)
+  if (held && !touch && clicked?.disabled && clicked.closest("#send-form")) {
+    document.getElementById("input").focus({preventScroll: true});
   }
   for (const button of document.querySelectorAll("[data-memory-action]")) button.disabled = held;
   document.getElementById("stop-button").disabled = !turn.busy;
