@@ -64,6 +64,7 @@ def chat_page_strings() -> dict[str, Any]:
                                       "server. Reload the page when it is done."),
         "you": gettext("You"),
         "placeholderTouch": gettext("Say something… (Enter for a new line, Send to send)"),
+        "placeholderKeys": gettext("Say something… (Enter to send, Shift+Enter for a new line)"),
         "save": gettext("Save"),
         "cancel": gettext("Cancel"),
         "reasoning": gettext("Reasoning"),

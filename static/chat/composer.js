@@ -24,8 +24,9 @@ export function composerWire() {
     send({type: "send", content: text});
   });
   // A touch keyboard has no Shift+Enter, so there Enter is a new line and Send sends (as
-  // SillyTavern's "send on Enter: auto" does on phones).
-  if (touch) input.placeholder = S.placeholderTouch;
+  // SillyTavern's "send on Enter: auto" does on phones). The page comes saying so (without
+  // scripts Enter is a new line too); a keyboard's Enter sends once this script listens.
+  input.placeholder = touch ? S.placeholderTouch : S.placeholderKeys;
   input.addEventListener("keydown", (e) => {
     if (e.key === "Enter" && !e.shiftKey && !e.isComposing && !touch) { e.preventDefault(); form.requestSubmit(); }
   });

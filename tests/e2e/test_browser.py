@@ -174,6 +174,7 @@ def test_a_reply_streams_into_the_page(page: Page, server: Server) -> None:
     wait_until(page, "n => document.querySelectorAll('#messages .msg.assistant').length > n",
                arg=replies)
     turn_wait_done(page)
+    assert "Enter to send" in page.get_attribute("#input", "placeholder")  # the script's Enter
     # Send clicked with a mouse gives the focus back to the box (the button turned off
     # dropped it on the page, and the next line typed went nowhere).
     assert page.evaluate("document.activeElement.id") == "input"

@@ -6,6 +6,7 @@ reader's language, the file untouched. The page links to its older lines and bac
 from __future__ import annotations
 
 import html
+import re
 
 import pytest
 
@@ -29,6 +30,9 @@ def test_send_without_a_script_answers_whole_and_comes_back_at_the_reply(
         alice_client, store, instance):
     form = _send_form(alice_client, instance)
     assert ("action", "send", False) in form["buttons"]  # Send is on, not greyed
+    page = alice_client.get(f"/instances/{instance}/").content.decode()
+    box = re.search(r'<textarea id="input"[^>]*placeholder="([^"]*)"', page)[1]
+    assert "Enter for a new line" in box and "Enter to send" not in box  # no script's Enter
     answer = alice_client.post(form["url"], {**form["fields"], "content": "Where is Victor?",
                                              "action": "send"})
     lines = _lines(store, instance)
