@@ -296,6 +296,10 @@ def _recap_due_text(store, read) -> str:
 @login_required
 @require_GET
 def instance_page(request: HttpRequest, instance_id: str) -> HttpResponse:
+    jump = _int_or_none(request.GET.get("index"))  # "Go to message number" without scripts
+    if jump is not None and jump >= 0 and "before" not in request.GET:
+        around = jump + 1 + selectors.CHAT_PAGE_SIZE // 2  # the line amid its page of 40
+        return redirect(f"{reverse('instance', args=[instance_id])}?before={around}#m-{jump}")
     context = _chat_context(request, instance_id)
     context["undo_offer"] = undo_offer_take(request, instance_id)
     page = render(request, "chat/instance.html", context)

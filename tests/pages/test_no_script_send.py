@@ -96,3 +96,16 @@ def test_the_older_lines_are_a_link_and_their_page_links_back_to_the_newest(
     older = alice_client.get(link).content.decode()
     assert "question 10</div>" in older and "question 11</div>" not in older
     assert f'data-testid="newest-link" href="/instances/{instance}/"' in older
+
+
+def test_go_to_message_number_without_a_script_opens_its_page_at_it(
+        alice_client, store, instance):
+    chat_lines_append(store, instance, 30)
+    page = alice_client.get(f"/instances/{instance}/").content.decode()
+    assert re.search(rf'data-testid="message-jump" action="/instances/{instance}/"', page)
+    answer = alice_client.get(f"/instances/{instance}/", {"index": "3"})
+    assert answer["Location"] == f"/instances/{instance}/?before=24#m-3"  # amid its 40 lines
+    assert 'id="m-3" data-testid="message"' in alice_client.get(answer["Location"]).content.decode()
+    far = alice_client.get(f"/instances/{instance}/", {"index": str(10 ** 30)}, follow=True)
+    assert far.status_code == 200 and "answer 30</div>" in far.content.decode()
+
