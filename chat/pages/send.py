@@ -1,8 +1,9 @@
-"""Send, Regenerate and Continue without JavaScript: the chat page's box posts here when no
-script took it (with one, the page sends over its WebSocket and never posts). The same turn as
-the socket's (`conversation_turn`, `redo_run`), told to the chat's other open pages as it goes;
-the reply is whole when the page comes back, at the turn's first reply, with what the turn
-warned. A refused line goes back into the box, said in the reader's language.
+"""Send, Regenerate, Continue and a member's "Answer now" without JavaScript: the chat page's
+box (and the member's button) posts here when no script took it (with one, the page sends over
+its WebSocket and never posts). The same turn as the socket's (`conversation_turn`,
+`redo_run`), told to the chat's other open pages as it goes; the reply is whole when the page
+comes back, at the turn's first reply, with what the turn warned. A refused line goes back
+into the box, said in the reader's language.
 """
 
 from __future__ import annotations
@@ -28,6 +29,7 @@ from chat.services.errors import NotFound
 from chat.services.instances import instance_for_user
 from chat.services.sessions import session_read_repaired
 from personalab.lib.errors import AppError
+from personalab.lib.ids import validate_id
 from personalab.storage import get_store
 
 log = logging.getLogger(__name__)
@@ -56,6 +58,7 @@ async def instance_send(request: HttpRequest, instance_id: str) -> HttpResponse:
     if action not in ACTIONS:
         raise Http404("unknown action")
     text = request.POST.get("content", "")
+    speaker = request.POST.get("speaker") or None  # a member's "Answer now"
     warnings: list[dict[str, Any]] = []
 
     async def kept(event: dict[str, Any]) -> None:
@@ -63,7 +66,9 @@ async def instance_send(request: HttpRequest, instance_id: str) -> HttpResponse:
             warnings.append(event)
 
     try:
-        done = await _turn_whole(instance_id, action=action, text=text,
+        if speaker is not None:
+            speaker = validate_id(speaker, kind="speaker")
+        done = await _turn_whole(instance_id, action=action, text=text, speaker=speaker,
                                  emit=emit_published(instance_id, kept, origin=None))
     except AppError as exc:
         messages.error(request, refusal_said(exc.code, exc.message))
@@ -77,7 +82,8 @@ async def instance_send(request: HttpRequest, instance_id: str) -> HttpResponse:
     return redirect(reverse("instance", args=[instance_id]) + anchor)
 
 
-async def _turn_whole(instance_id: str, *, action: str, text: str, emit) -> dict[str, Any]:
+async def _turn_whole(instance_id: str, *, action: str, text: str, speaker: str | None,
+                      emit) -> dict[str, Any]:
     """The turn to its end; a reader who leaves the page stops it as Stop does (what was
     written stays in the file)."""
     stop = asyncio.Event()
@@ -88,7 +94,7 @@ async def _turn_whole(instance_id: str, *, action: str, text: str, emit) -> dict
         else:  # an empty Send: the character speaks again, as with scripts
             done = round_done_event(await conversation_turn(
                 get_store(), instance_id=instance_id, user_text=text if text.strip() else None,
-                emit=emit, stop=stop))
+                emit=emit, stop=stop, speaker=speaker))
         await emit(done)
         return done
 

@@ -41,7 +41,9 @@ export function composerWire() {
   // "Answer now" on a member of a group: that character answers the lines already there.
   document.addEventListener("click", (e) => {
     const button = e.target.closest("[data-trigger-speaker]");
-    if (!button || turn.busy) return;
+    if (!button) return;
+    e.preventDefault();  // it submits its form (to the page route) only without this script
+    if (turn.busy) return;
     send({type: "trigger", speaker: button.dataset.triggerSpeaker});
     const drawer = document.querySelector("[data-testid=drawer-toggle]");  // show the reply
     if (drawer && drawer.offsetParent && drawer.getAttribute("aria-expanded") === "true") drawer.click();

@@ -109,3 +109,15 @@ def test_go_to_message_number_without_a_script_opens_its_page_at_it(
     far = alice_client.get(f"/instances/{instance}/", {"index": str(10 ** 30)}, follow=True)
     assert far.status_code == 200 and "answer 30</div>" in far.content.decode()
 
+
+def test_a_members_answer_now_without_a_script(alice_client, store, group, brenna):
+    page = alice_client.get(f"/instances/{group}/").content.decode()
+    button = re.search(r'<button type="submit"[^>]*data-trigger-speaker="' + brenna
+                       + r'"[^>]*formaction="([^"]+)" name="speaker"', page)
+    assert button and button[1] == f"/instances/{group}/send"
+    answer = alice_client.post(button[1], {"speaker": brenna})
+    last = store.session_read(group, "sess_001").lines[-1]
+    assert last["role"] == "assistant" and last["speaker"] == brenna
+    assert answer["Location"].endswith(f"#m-{len(store.session_read(group, 'sess_001').lines) - 1}")
+    refused = alice_client.post(button[1], {"speaker": "nobody_here"}, follow=True)
+    assert "is not a member of this conversation" in refused.content.decode()  # said, no 500
