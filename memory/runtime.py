@@ -328,15 +328,15 @@ def files_follow(store: FileStore, *, instance_id: str) -> None:
 
 
 def turn_lines_live(store: FileStore, *, instance_id: str, session_id: str,
-                    lines: list[dict[str, Any]]) -> None:
+                    lines: list[dict[str, Any]], round_on: bool = False) -> None:
     """A finished turn's lines into the keyword store now, on their own small thread, not
-    behind a fill on the memory-jobs thread (memory/keyword_index/live.py)."""
+    behind a fill on the memory-jobs thread (memory/keyword_index/live.py; `round_on`: there)."""
     if not recall_enabled(store):
         return
     index, _ = index_or_warning(store)
     if index is not None and lines:
         live_schedule(turn_keywords_index, store, index, instance_id=instance_id,
-                      session_id=session_id, lines=list(lines))
+                      session_id=session_id, lines=list(lines), round_on=round_on)
 
 
 def history_lines_live(store: FileStore, *, instance_id: str, session_id: str, backup: Path,

@@ -555,8 +555,9 @@ def memory_after_turn(store: FileStore, ctx: TurnContext, reply: dict[str, Any])
         if line.get("turn") != reply.get("turn") or line.get("role") not in ("user", "assistant"):
             break
         turn.insert(0, line)
-    memory_runtime.turn_lines_live(store, instance_id=ctx.instance_id, session_id=ctx.session_id,
-                                   lines=[*turn, reply])
+    memory_runtime.turn_lines_live(
+        store, instance_id=ctx.instance_id, session_id=ctx.session_id, lines=[*turn, reply],
+        round_on=not ctx.redo and any(line.get("role") == "assistant" for line in turn))
     memory_runtime.schedule_sync(store, instance_id=ctx.instance_id)
 
 

@@ -54,15 +54,19 @@ def live_drain() -> None:
 
 
 def turn_keywords_index(store: FileStore, index: Any, *, instance_id: str, session_id: str,
-                        lines: list[dict[str, Any]]) -> None:
+                        lines: list[dict[str, Any]], round_on: bool = False) -> None:
     """A turn's lines into the keyword store. A regenerated or continued reply keeps its
     line's id: the old text it replaces leaves Chroma (both models) too, or a dense hit would
-    show it until the sync (behind a fill) embeds the new one."""
+    show it until the sync (behind a fill) embeds the new one. `round_on`: a later reply of a
+    group's round, whose document holds the round's replies before it, still true: the sync
+    writes the whole round over it, and deleting it here raced that sync (written just before
+    the delete, the round's document left Chroma for good)."""
     wanted = {turn_doc_id(session_id, line): str(line.get("content") or "")
               for line in turns_indexable(lines)}
-    held = index.keywords.documents(instance_id, "turns", list(wanted))
-    index.documents_delete("turns", instance_id,
-                           [doc_id for doc_id, (text, _) in held.items() if text != wanted[doc_id]])
+    if not round_on:
+        held = index.keywords.documents(instance_id, "turns", list(wanted))
+        index.documents_delete("turns", instance_id, [
+            doc_id for doc_id, (text, _) in held.items() if text != wanted[doc_id]])
     instance = store.instance_state_read(instance_id)
     index.add_turns(instance_id=instance_id, character_id=instance.get("character_id") or "",
                     background_id=instance.get("background_id"), session_id=session_id,

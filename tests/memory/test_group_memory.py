@@ -8,15 +8,18 @@ from __future__ import annotations
 
 import asyncio
 import json
+import threading
 
 import pytest
 from django.core.management import call_command
 
+from chat.play import context, turn
 from chat.services.instances import instance_create
 from library.character_services import character_save
 from memory import runtime
 from memory.character.pinned import pinned_prompt_effective
 from memory.keyword_index.bm25 import turn_text
+from memory.keyword_index.live import live_drain
 from memory.selectors import reference_instance_ids
 from memory.vectors.sync import instance_sync
 from tests.group_turns import reply_order_set, turn_said
@@ -82,8 +85,6 @@ def test_a_round_is_remembered_whole_when_memory_follows_each_reply(
     """With a real model memory follows a reply before the round's next one is written: the
     next reply of the round went in as the round's document alone, and the first member's
     reply was forgotten (red team, eleventh pass)."""
-    from chat.play import context
-
     after_turn = context.memory_after_turn
 
     def followed(*args, **kwargs):  # each reply's keyword write and sync done before the next
@@ -113,9 +114,6 @@ def test_a_rounds_next_reply_is_keyword_searchable_with_the_round_before_the_syn
         store, alice, character, brenna, background, memory_on, use_stub, monkeypatch):
     """The sync may wait behind a fill for minutes; meanwhile the keyword store holds what each
     reply's own write gave it, which was the round's last reply alone."""
-    from chat.play import context
-    from memory.keyword_index.live import live_drain
-
     monkeypatch.setattr(runtime, "schedule_sync", lambda *args, **kwargs: None)
     after_turn = context.memory_after_turn
 
@@ -132,6 +130,63 @@ def test_a_rounds_next_reply_is_keyword_searchable_with_the_round_before_the_syn
     round_id = f"turn_{store.instance_state_read(group)['current_session_id']}_1_assistant"
     held = runtime.index_for(store).keywords.documents(group, "turns", [round_id])
     assert held[round_id][0] == "Alserqi: 我记得你。\nBrenna: 义肢是在北方矿坑丢的。"
+
+def test_a_round_s_document_holds_every_reply_though_memory_caught_up_between_them(
+        store, alice, character, brenna, background, memory_on, use_stub, monkeypatch):
+    """A round is one document, written per reply: the second member's reply wrote it as its
+    own words alone (the keyword store at once, and the sync reading on from the first's), and
+    the first member's words were no longer recalled. Round 1: the sync held back while the
+    second reply's keyword write runs. Round 2: that write reads the document before the
+    second reply's sync writes it and deletes it after (Chroma lost the round)."""
+    group = instance_create(store, owner=alice, character_ids=[character, brenna],
+                            background_id=background, reply_order="everyone")
+    index = runtime.index_for(store)
+    reply_locked, held, replies, synced = turn.turn_locked, {}, [], threading.Event()
+    words_read, sync = index.keywords.documents, runtime.instance_sync
+
+    def words_read_before_the_sync(*args, **kwargs):
+        found = words_read(*args, **kwargs)
+        if held.get("late") and threading.current_thread().name == "memory-live":
+            synced.wait(30)
+        return found
+
+    def sync_told(*args, **kwargs):
+        try:
+            return sync(*args, **kwargs)
+        finally:
+            if held.get("late"):
+                synced.set()
+
+    async def caught_up_between(*args, **kwargs):
+        if kwargs.get("in_round") and not replies[1:]:
+            release = threading.Event()
+            runtime.schedule(release.wait, 30)  # round 1: the sync waits
+            held["release"] = release
+        held["late"] = bool(kwargs.get("in_round") and replies[1:])
+        result = await reply_locked(*args, **kwargs)
+        replies.append(result)
+        if "release" in held:
+            await asyncio.to_thread(runtime.live_drain)
+            held["words"] = words_read(group, "turns", ["turn_sess_001_1_assistant"])
+            held.pop("release").set()
+        await asyncio.to_thread(runtime.drain)
+        return result
+
+    monkeypatch.setattr(index.keywords, "documents", words_read_before_the_sync)
+    monkeypatch.setattr(runtime, "instance_sync", sync_told)
+    monkeypatch.setattr(turn, "turn_locked", caught_up_between)
+    use_stub.script(Reply("我记得你。"), Reply("义肢是在北方矿坑丢的。"),
+                    Reply("走吧。"), Reply("往北。"))
+    _run(store, group, "你们的伤是怎么来的？")
+    joined = "Alserqi: 我记得你。\nBrenna: 义肢是在北方矿坑丢的。"
+    assert turn_text(*held["words"]["turn_sess_001_1_assistant"]) == joined
+    _run(store, group, "那就出发。")
+    stored = index.collection("turns").get(where={"role": "assistant"},
+                                           include=["documents", "metadatas"])
+    said = sorted(turn_text(text, meta) for text, meta in zip(stored["documents"],
+                                                              stored["metadatas"], strict=True))
+    assert said == sorted([joined, "Alserqi: 走吧。\nBrenna: 往北。"])
+
 
 
 def test_each_character_recalls_only_the_conversations_it_took_part_in(
