@@ -6,6 +6,7 @@ error page, the regex texts). A new text without its translation fails here."""
 
 from __future__ import annotations
 
+import gettext
 import re
 import shutil
 import subprocess
@@ -94,3 +95,17 @@ def test_a_models_tokens_are_token_in_chinese_and_only_api_tokens_are_令牌() -
     a message's info said "1,509 个令牌" and "每秒 95.6 个令牌" (令牌: a pass, as an API token)."""
     assert [msgstr for msgid, msgstr in _entries()
             if "令牌" in msgstr and not re.search(r"API|hash|Bearer", msgid)] == []
+
+
+def test_the_compiled_catalog_is_the_po_s(tmp_path: Path) -> None:
+    """The .mo the server reads holds what the .po says: two branches' merge kept one's .mo
+    and both .po entries, and a line too long for the prompt was refused in English to a
+    Chinese reader (`msgfmt -o locale/zh_Hans/LC_MESSAGES/django.mo` after a merge)."""
+    if not shutil.which("msgfmt"):
+        pytest.skip("GNU gettext's msgfmt is not installed")
+    compiled = tmp_path / "django.mo"
+    subprocess.run(["msgfmt", "-o", str(compiled), str(PO)], check=True)
+    with compiled.open("rb") as fresh, PO.with_suffix(".mo").open("rb") as kept:
+        wanted = gettext.GNUTranslations(fresh)._catalog
+        held = gettext.GNUTranslations(kept)._catalog
+    assert sorted(key for key in wanted if held.get(key) != wanted[key]) == []
