@@ -12,6 +12,7 @@ import json
 
 import pytest
 
+from chat.play import context as turn_context
 from chat.play import model_context
 from chat.play.model_context import model_context_forget
 from chat.services.instances import instance_create
@@ -419,8 +420,6 @@ def test_a_message_larger_than_the_window_is_passed_over_and_the_older_ones_stil
 def test_a_line_alone_over_the_limit_is_refused_before_its_prompt_is_built(
         client, auth, store, instance, use_stub, monkeypatch):
     """Tenth red-team pass: recall, lore and the prompt's fitting ran first, for nothing."""
-    from chat.play import context as turn_context
-
     built, prepare = [], turn_context.context_prepare
     monkeypatch.setattr(turn_context, "context_prepare",
                         lambda *args, **kwargs: built.append(args) or prepare(*args, **kwargs))

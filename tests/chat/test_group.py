@@ -11,6 +11,8 @@ import pytest
 from asgiref.sync import sync_to_async
 
 from chat.groups.round import round_done_event
+from chat.history_manager.edits import reply_choose_alternative
+from chat.play.turn import turn_run
 from chat.services.instances import instance_create
 from chat.services.members import instance_member_add
 from chat.services.session_export import session_export
@@ -274,9 +276,6 @@ async def test_a_rounds_last_reply_redone_or_flipped_counts_no_second_miss(store
                                                                            use_stub):
     """Its plot state goes back to before it (after the round's first reply counted the
     round's miss), and the redo counted one again (red team, eleventh pass)."""
-    from chat.history_manager.edits import reply_choose_alternative
-    from chat.play.turn import turn_run
-
     async def emit(event):
         pass
 
