@@ -11,13 +11,10 @@ clocks may differ)."""
 
 from __future__ import annotations
 
-import itertools
-import os
-import secrets
 import threading
-import time
 
-LEASE_SECONDS = 30.0
+from personalab.lib.shared_holds import LeasedMembers
+
 RUNNING = "personalab:turns:running:"
 ACTIVE = "personalab:turns:active"
 
@@ -52,57 +49,27 @@ end
 return 1"""
 
 
-class SharedTurns:
+class SharedTurns(LeasedMembers):
     """One process's view of the counts in Redis: `take` / `give` a reply of an account."""
 
-    def __init__(self, client, *, lease_seconds: float = LEASE_SECONDS) -> None:
-        self.client = client
-        self.lease = lease_seconds
-        self._prefix = f"{os.getpid()}:{secrets.token_hex(4)}:"
-        self._numbers = itertools.count()
-        self._held: dict[str, str] = {}  # member → account
-        self._lock = threading.Lock()
-        self._renewer: threading.Thread | None = None
+    thread_name = "account-turns-lease"
 
     def take(self, account: str, *, limit: int, shared_seconds: float) -> str | None:
         """A member naming the reply held, or None: the account is at its limit while another
         plays. Raises redis.RedisError when Redis cannot be reached."""
-        member = f"{self._prefix}{next(self._numbers)}"
+        member = self._member_new()
         taken = self.client.eval(_TAKE, 2, RUNNING + account, ACTIVE, limit, member,
                                  self.lease, account, shared_seconds)
         if not taken:
             return None
-        with self._lock:
-            self._held[member] = account
-            if self._renewer is None:
-                self._renewer = threading.Thread(target=self._renew_loop, daemon=True,
-                                                 name="account-turns-lease")
-                self._renewer.start()
+        self._held_add(member, account)
         return member
 
-    def give(self, member: str) -> None:
-        with self._lock:
-            account = self._held.pop(member, None)
-        if account is not None:
-            try:
-                self.client.eval(_GIVE, 2, RUNNING + account, ACTIVE, member, account)
-            except Exception:  # noqa: BLE001 — Redis gone: the lease runs out by itself
-                pass
+    def _remote_give(self, member: str, account: str) -> None:
+        self.client.eval(_GIVE, 2, RUNNING + account, ACTIVE, member, account)
 
-    def renew(self) -> None:
-        with self._lock:
-            held = list(self._held.items())
-        for member, account in held:
-            try:
-                self.client.eval(_RENEW, 2, RUNNING + account, ACTIVE, member, self.lease,
-                                 account)
-            except Exception:  # noqa: BLE001 — tried again at the next renewal
-                return
-
-    def _renew_loop(self) -> None:
-        while True:
-            time.sleep(self.lease / 3)
-            self.renew()
+    def _remote_renew(self, member: str, account: str) -> None:
+        self.client.eval(_RENEW, 2, RUNNING + account, ACTIVE, member, self.lease, account)
 
 
 _shared: dict[str, SharedTurns] = {}

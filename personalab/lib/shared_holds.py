@@ -38,13 +38,15 @@ end
 return 1"""
 
 
-class SharedHolds:
-    """This process's holds of one kind (`prefix`) in Redis. Its calls raise redis.RedisError
-    when Redis cannot be reached, but `give`, whose lease runs out by itself."""
+class LeasedMembers:
+    """Members this process holds in Redis sorted sets, each with a lease that its own thread
+    renews every third of the lease, so a process that dies gives them back within it. A kind
+    of hold says how a member is given back and renewed (`_remote_give`, `_remote_renew`)."""
 
-    def __init__(self, client: Any, prefix: str, *, lease_seconds: float = LEASE_SECONDS):
+    thread_name = "holds-lease"
+
+    def __init__(self, client: Any, *, lease_seconds: float = LEASE_SECONDS) -> None:
         self.client = client
-        self.prefix = prefix
         self.lease = lease_seconds
         self._names = f"{os.getpid()}:{secrets.token_hex(4)}:"
         self._numbers = itertools.count()
@@ -52,29 +54,23 @@ class SharedHolds:
         self._lock = threading.Lock()
         self._renewer: threading.Thread | None = None
 
-    def take(self, account: str, *, limit: int) -> str | None:
-        """A member naming the hold, or None: the account holds `limit` across processes."""
-        member = f"{self._names}{next(self._numbers)}"
-        if not self.client.eval(_TAKE, 1, self.prefix + account, limit, member, self.lease):
-            return None
+    def _member_new(self) -> str:
+        return f"{self._names}{next(self._numbers)}"
+
+    def _held_add(self, member: str, account: str) -> None:
         with self._lock:
             self._held[member] = account
             if self._renewer is None:
                 self._renewer = threading.Thread(target=self._renew_loop, daemon=True,
-                                                 name=f"holds-lease-{self.prefix}")
+                                                 name=self.thread_name)
                 self._renewer.start()
-        return member
-
-    def count(self, account: str) -> int:
-        """The account's holds in every process, this one's included."""
-        return int(self.client.eval(_COUNT, 1, self.prefix + account))
 
     def give(self, member: str) -> None:
         with self._lock:
             account = self._held.pop(member, None)
         if account is not None:
             try:
-                self.client.zrem(self.prefix + account, member)
+                self._remote_give(member, account)
             except Exception:  # noqa: BLE001 — Redis gone: the lease runs out by itself
                 pass
 
@@ -83,7 +79,7 @@ class SharedHolds:
             held = list(self._held.items())
         for member, account in held:
             try:
-                self.client.eval(_RENEW, 1, self.prefix + account, member, self.lease)
+                self._remote_renew(member, account)
             except Exception:  # noqa: BLE001 — tried again at the next renewal
                 return
 
@@ -91,6 +87,40 @@ class SharedHolds:
         while True:
             time.sleep(self.lease / 3)
             self.renew()
+
+    def _remote_give(self, member: str, account: str) -> None:
+        raise NotImplementedError
+
+    def _remote_renew(self, member: str, account: str) -> None:
+        raise NotImplementedError
+
+
+class SharedHolds(LeasedMembers):
+    """This process's holds of one kind (`prefix`) in Redis. Its calls raise redis.RedisError
+    when Redis cannot be reached, but `give`, whose lease runs out by itself."""
+
+    def __init__(self, client: Any, prefix: str, *, lease_seconds: float = LEASE_SECONDS):
+        super().__init__(client, lease_seconds=lease_seconds)
+        self.prefix = prefix
+        self.thread_name = f"holds-lease-{prefix}"
+
+    def take(self, account: str, *, limit: int) -> str | None:
+        """A member naming the hold, or None: the account holds `limit` across processes."""
+        member = self._member_new()
+        if not self.client.eval(_TAKE, 1, self.prefix + account, limit, member, self.lease):
+            return None
+        self._held_add(member, account)
+        return member
+
+    def count(self, account: str) -> int:
+        """The account's holds in every process, this one's included."""
+        return int(self.client.eval(_COUNT, 1, self.prefix + account))
+
+    def _remote_give(self, member: str, account: str) -> None:
+        self.client.zrem(self.prefix + account, member)
+
+    def _remote_renew(self, member: str, account: str) -> None:
+        self.client.eval(_RENEW, 1, self.prefix + account, member, self.lease)
 
 
 _shared: dict[tuple[str, str], SharedHolds] = {}
