@@ -6,59 +6,17 @@ to a page route that calls the same services and comes back with what happened."
 from __future__ import annotations
 
 import re
-from html.parser import HTMLParser
 
 import pytest
 
 from tests.chat.history_files import chat_lines_append
+from tests.pages.page_forms import page_forms
 
 pytestmark = pytest.mark.django_db
 
 
-class _Forms(HTMLParser):
-    """Each POST form of a page as a browser without scripts submits it: its action and the
-    fields (hidden inputs, a textarea's text), keyed by its `action` field."""
-
-    def __init__(self) -> None:
-        super().__init__()
-        self.forms: list[dict] = []
-        self._form: dict | None = None
-        self._textarea: str | None = None
-
-    def handle_starttag(self, tag, attrs):
-        attrs = dict(attrs)
-        if tag == "form" and (attrs.get("method") or "").lower() == "post":
-            self._form = {"url": attrs.get("action"), "fields": {}, "buttons": []}
-            self.forms.append(self._form)
-        elif self._form is None:
-            return
-        elif tag == "input" and attrs.get("name"):
-            self._form["fields"][attrs["name"]] = attrs.get("value") or ""
-        elif tag == "textarea":
-            self._textarea = attrs["name"]
-            self._form["fields"][self._textarea] = ""
-        elif tag == "button" and attrs.get("name"):
-            self._form["buttons"].append((attrs["name"], attrs.get("value"), "disabled" in attrs))
-
-    def handle_endtag(self, tag):
-        if tag == "form":
-            self._form = None
-        elif tag == "textarea":
-            self._textarea = None
-
-    def handle_data(self, data):
-        if self._textarea and self._form is not None:
-            self._form["fields"][self._textarea] += data
-
-
-def _forms(html: str) -> list[dict]:
-    parser = _Forms()
-    parser.feed(html)
-    return parser.forms
-
-
 def _form(html: str, action: str) -> dict:
-    found = [f for f in _forms(html) if f["fields"].get("action") == action]
+    found = [f for f in page_forms(html) if f["fields"].get("action") == action]
     assert found, f"no {action} form"
     return found[0]
 
@@ -101,7 +59,7 @@ def test_a_delete_without_a_script_offers_its_undo_once_and_the_undo_restores_it
     chat_lines_append(store, instance, 2)
     index = [line.get("content") for line in _lines(store, instance)].index("question 2")
     history = alice_client.get(f"/instances/{instance}/history/").content.decode()
-    delete = next(f for f in _forms(history) if f["fields"].get("action") == "delete"
+    delete = next(f for f in page_forms(history) if f["fields"].get("action") == "delete"
                   and f["fields"]["index"] == str(index))
     assert delete["url"] == f"/instances/{instance}/messages/change"
     done = alice_client.post(delete["url"], delete["fields"])
@@ -149,19 +107,19 @@ def test_a_message_page_of_another_account_or_no_message_is_not_found(
 def test_the_outline_is_moved_and_held_without_a_script(alice_client, store, instance):
     page = alice_client.get(f"/instances/{instance}/").content.decode()
     outline = page[page.index('id="outline"'):]
-    done = next(f for f in _forms(outline) if f["fields"].get("status") == "completed")
+    done = next(f for f in page_forms(outline) if f["fields"].get("status") == "completed")
     answer = alice_client.post(done["url"], done["fields"])
     assert answer.status_code == 302 and answer["Location"] == f"/instances/{instance}/#drawer"
     assert store.instance_state_read(instance)["plot_state"]["current_status"] == "completed"
     assert "Point 1 is done." in alice_client.get(answer["Location"]).content.decode()
     page = alice_client.get(f"/instances/{instance}/").content.decode()
-    hold = next(f for f in _forms(page) if "hold" in f["fields"])
+    hold = next(f for f in page_forms(page) if "hold" in f["fields"])
     assert hold["fields"]["hold"] == "1"
     alice_client.post(hold["url"], hold["fields"])
     assert store.instance_state_read(instance)["plot_hold"] is True
     page = alice_client.get(f"/instances/{instance}/").content.decode()
     assert "This beat is held" in page
-    release = next(f for f in _forms(page) if "hold" in f["fields"])
+    release = next(f for f in page_forms(page) if "hold" in f["fields"])
     alice_client.post(release["url"], release["fields"])
     assert store.instance_state_read(instance)["plot_hold"] is False
 
@@ -172,7 +130,7 @@ def test_a_no_script_form_echoes_no_field_as_it_came(alice_client, store, instan
     the session as sent (red team, eleventh pass)."""
     chat_lines_append(store, instance, 2)
     history = alice_client.get(f"/instances/{instance}/history/").content.decode()
-    delete = next(f for f in _forms(history) if f["fields"].get("action") == "delete")
+    delete = next(f for f in page_forms(history) if f["fields"].get("action") == "delete")
     refused = alice_client.post(delete["url"], {**delete["fields"], "index": "1" * 5000})
     assert refused["Location"] == f"/instances/{instance}/history/?session=sess_001&page=1"
     done = alice_client.post(delete["url"], {**delete["fields"], "back": "history",
@@ -180,7 +138,7 @@ def test_a_no_script_form_echoes_no_field_as_it_came(alice_client, store, instan
     assert done["Location"] == (f"/instances/{instance}/history/?session=sess_001"
                                 f"#line-{delete['fields']['index']}")
     history = alice_client.get(done["Location"]).content.decode()
-    delete = next(f for f in _forms(history) if f["fields"].get("action") == "delete")
+    delete = next(f for f in page_forms(history) if f["fields"].get("action") == "delete")
     alice_client.post(delete["url"], {**delete["fields"], "back": "x" * 100_000})
     assert alice_client.session["undo_offer"]["back"] == "chat"
 
@@ -192,7 +150,7 @@ def test_an_edit_refused_without_a_script_keeps_what_was_typed(alice_client, sto
     page = _message_page(alice_client, instance, "answer 1")
     edit = _form(page, "edit")
     history = alice_client.get(f"/instances/{instance}/history/").content.decode()
-    hide = next(f for f in _forms(history) if f["fields"].get("action") == "hide"
+    hide = next(f for f in page_forms(history) if f["fields"].get("action") == "hide"
                 and f["fields"]["index"] == edit["fields"]["index"])
     alice_client.post(hide["url"], hide["fields"])  # the line changed meanwhile
     refused = alice_client.post(edit["url"], {**edit["fields"], "text": "my <long> rewrite"})

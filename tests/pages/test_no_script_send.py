@@ -11,14 +11,14 @@ import re
 import pytest
 
 from tests.chat.history_files import chat_lines_append
-from tests.pages.test_no_script_forms import _forms
+from tests.pages.page_forms import page_forms
 
 pytestmark = pytest.mark.django_db(transaction=True)  # a turn writes from its threads
 
 
 def _send_form(client, instance_id: str) -> dict:
     page = client.get(f"/instances/{instance_id}/").content.decode()
-    form, = [f for f in _forms(page) if f["url"] == f"/instances/{instance_id}/send"]
+    form, = [f for f in page_forms(page) if f["url"] == f"/instances/{instance_id}/send"]
     return form
 
 
@@ -74,7 +74,7 @@ def test_a_refused_line_comes_back_in_the_box_in_the_readers_language(
     assert _lines(store, instance) == before
     page = alice_client.get(answer["Location"], HTTP_ACCEPT_LANGUAGE="zh-hans").content.decode()
     assert "消息太长" in page
-    again, = [f for f in _forms(page) if f["url"] == form["url"]]
+    again, = [f for f in page_forms(page) if f["url"] == form["url"]]
     assert again["fields"]["content"] == long_line
     # once: the next page's box is empty
     assert _send_form(alice_client, instance)["fields"]["content"] == ""
