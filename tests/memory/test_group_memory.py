@@ -52,22 +52,31 @@ def _hits(store, instance_id, result):
     return store.trace_read(instance_id, result.trace_id)["retrievals"]["hits"]
 
 
+def _round_played(store, owner, members, background, use_stub) -> str:
+    """A group of `members` answering everyone, after one round of two replies."""
+    group = instance_create(store, owner=owner, character_ids=members,
+                            background_id=background, reply_order="everyone")
+    use_stub.script(Reply("我记得你。"), Reply("义肢是在北方矿坑丢的。"))
+    _run(store, group, "你们的伤是怎么来的？")
+    runtime.drain()
+    return group
+
+
+def _replies_stored(index) -> list[tuple[str, dict]]:
+    """The replies' documents in Chroma as recall reads them (speakers named), with metadata."""
+    stored = index.collection("turns").get(where={"role": "assistant"},
+                                           include=["documents", "metadatas"])
+    return [(turn_text(text, meta), meta)
+            for text, meta in zip(stored["documents"], stored["metadatas"], strict=True)]
+
+
 def test_a_group_reply_is_remembered_under_its_speakers_name(store, alice, character,
                                                                    brenna, background,
                                                                    memory_on, use_stub):
     """A round is one turn: its replies are one document of the round, each reply after its
     speaker's name (as a group's greetings are)."""
-    group = instance_create(store, owner=alice, character_ids=[character, brenna],
-                            background_id=background, reply_order="everyone")
-    use_stub.script(Reply("我记得你。"), Reply("义肢是在北方矿坑丢的。"))
-    _run(store, group, "你们的伤是怎么来的？")
-    runtime.drain()
-
-    index = runtime.index_for(store)
-    stored = index.collection("turns").get(where={"role": "assistant"},
-                                           include=["documents", "metadatas"])
-    said = [turn_text(text, meta) for text, meta in zip(stored["documents"],
-                                                          stored["metadatas"], strict=True)]
+    group = _round_played(store, alice, [character, brenna], background, use_stub)
+    said = [text for text, _ in _replies_stored(runtime.index_for(store))]
     assert any("Alserqi: 我记得你。\nBrenna: 义肢是在北方矿坑丢的。" in text for text in said)
 
     reply_order_set(store, group, "list")
@@ -92,19 +101,11 @@ def test_a_round_is_remembered_whole_when_memory_follows_each_reply(
         runtime.drain()
 
     monkeypatch.setattr(context, "memory_after_turn", followed)
-    group = instance_create(store, owner=alice, character_ids=[character, brenna],
-                            background_id=background, reply_order="everyone")
-    use_stub.script(Reply("我记得你。"), Reply("义肢是在北方矿坑丢的。"))
-    _run(store, group, "你们的伤是怎么来的？")
-    runtime.drain()
+    group = _round_played(store, alice, [character, brenna], background, use_stub)
 
     index = runtime.index_for(store)
     round_id = f"turn_{store.instance_state_read(group)['current_session_id']}_1_assistant"
-    stored = index.collection("turns").get(where={"role": "assistant"},
-                                           include=["documents", "metadatas"])
-    said = [turn_text(text, meta) for text, meta in zip(stored["documents"],
-                                                          stored["metadatas"], strict=True)
-            if meta["turn"] == 1]
+    said = [text for text, meta in _replies_stored(index) if meta["turn"] == 1]
     assert said == ["Alserqi: 我记得你。\nBrenna: 义肢是在北方矿坑丢的。"]
     keywords = index.keywords.documents(group, "turns", [round_id])
     assert keywords[round_id][0] == said[0]
@@ -122,14 +123,12 @@ def test_a_rounds_next_reply_is_keyword_searchable_with_the_round_before_the_syn
         live_drain()
 
     monkeypatch.setattr(context, "memory_after_turn", followed)
-    group = instance_create(store, owner=alice, character_ids=[character, brenna],
-                            background_id=background, reply_order="everyone")
-    use_stub.script(Reply("我记得你。"), Reply("义肢是在北方矿坑丢的。"))
-    _run(store, group, "你们的伤是怎么来的？")
+    group = _round_played(store, alice, [character, brenna], background, use_stub)
 
     round_id = f"turn_{store.instance_state_read(group)['current_session_id']}_1_assistant"
     held = runtime.index_for(store).keywords.documents(group, "turns", [round_id])
     assert held[round_id][0] == "Alserqi: 我记得你。\nBrenna: 义肢是在北方矿坑丢的。"
+
 
 def test_a_round_s_document_holds_every_reply_though_memory_caught_up_between_them(
         store, alice, character, brenna, background, memory_on, use_stub, monkeypatch):
@@ -181,12 +180,8 @@ def test_a_round_s_document_holds_every_reply_though_memory_caught_up_between_th
     joined = "Alserqi: 我记得你。\nBrenna: 义肢是在北方矿坑丢的。"
     assert turn_text(*held["words"]["turn_sess_001_1_assistant"]) == joined
     _run(store, group, "那就出发。")
-    stored = index.collection("turns").get(where={"role": "assistant"},
-                                           include=["documents", "metadatas"])
-    said = sorted(turn_text(text, meta) for text, meta in zip(stored["documents"],
-                                                              stored["metadatas"], strict=True))
+    said = sorted(text for text, _ in _replies_stored(index))
     assert said == sorted([joined, "Alserqi: 走吧。\nBrenna: 往北。"])
-
 
 
 def test_each_character_recalls_only_the_conversations_it_took_part_in(
