@@ -36,7 +36,7 @@ from chat.api.schemas import (
     PlotStateIn,
     RedoOut,
 )
-from chat.groups.round import conversation_turn
+from chat.groups.round import conversation_turn, round_going
 from chat.live.followers import plot_changed_publish
 from chat.live.refusal_words import refusal_said, warning_said
 from chat.live.sse import aside_stream, chat_stream, impersonate_stream, redo_stream
@@ -437,11 +437,13 @@ def current_response(request: HttpRequest, instance_id: str, session_id: str,
                        f"(its last is {read.last_turn})", fields={"turn": "no such turn"})
     if reply is None:  # the player's line is in (or about to be): the reply may still come
         return {"turn": turn, "content": "", "status": "pending", "session_id": session_id}
+    going = streaming or round_going(store, instance_id=instance_id, session_id=session_id,
+                                     turn=turn)
     return {"turn": turn, "session_id": session_id,
-            "status": "streaming" if streaming else "complete",
+            "status": "streaming" if going else "complete",
             "content": str(reply.get("content", "")),
-            **{k: reply[k] for k in ("interrupted", "empty", "error", "truncated", "trace_id")
-               if k in reply}}
+            **{k: reply[k] for k in ("interrupted", "empty", "error", "truncated", "trace_id",
+                                     "speaker") if k in reply}}
 
 
 # --- sessions and traces --------------------------------------------------------------------

@@ -150,6 +150,7 @@ class CurrentResponse(Schema):
     error: Any = None
     truncated: Any = None
     trace_id: Any = None
+    speaker: Any = None  # a conversation's member who wrote the reply
 
 
 class InstanceUpdateIn(ExtraKeysKept):

@@ -97,8 +97,9 @@ def _turn_begin(store: FileStore, *, instance_id: str, user_text: str | None,
     the first token). None: a round of several speakers follows."""
     member_change_recover(store, instance_id)
     state = store.instance_state_read(instance_id)
-    if "round_cut" in state:  # a new round: the last one's note is over
-        state = {key: value for key, value in state.items() if key != "round_cut"}
+    if "round_cut" in state or "round_going" in state:  # a new round: the last one's notes
+        state = {key: value for key, value in state.items()
+                 if key not in ("round_cut", "round_going")}
         store.instance_state_write(instance_id, state)
     if speaker is not None or user_text is None or is_group(state):
         return None
@@ -117,9 +118,31 @@ async def _round_locked(store: FileStore, *, instance_id: str, user_text: str | 
         return []
     names = {m.character_id: m.name for m in plan.members}
     results: list[TurnResult] = []
+    try:
+        await _members_answer(store, instance_id=instance_id, user_text=user_text, emit=emit,
+                              stop=stop, provider=provider, plan=plan, names=names,
+                              results=results)
+    finally:
+        if len(plan.picks) > 1:
+            await thread_whole(_round_going_note, store, instance_id, None)
+    unanswered = [names.get(p.character_id, p.character_id) for p in plan.picks[len(results):]]
+    if stop.is_set() and unanswered:
+        # Stopped, or the page closed or reloaded (a phone locking its screen): the page says
+        # who never answered until the next round starts.
+        await thread_whole(_round_cut_note, store, instance_id, unanswered)
+        if results:  # the page that stopped it says so at once, as a reload does
+            results[-1].unanswered = unanswered
+    return results
+
+
+async def _members_answer(store: FileStore, *, instance_id: str, user_text: str | None,
+                          emit: Emit, stop: asyncio.Event, provider: Provider | None,
+                          plan: RoundPlan, names: dict[str, str],
+                          results: list[TurnResult]) -> None:
+    """Each picked member's reply in turn, added to `results` as it ends."""
     for index, pick in enumerate(plan.picks):
         if stop.is_set():
-            break
+            return
         # The picture too: the member's bubble opens named and pictured, before any token.
         avatar = await thread_whole(character_avatar_url, store, pick.character_id)
         name = names.get(pick.character_id, pick.character_id)
@@ -137,19 +160,34 @@ async def _round_locked(store: FileStore, *, instance_id: str, user_text: str | 
         except TurnRefused:
             if not results:
                 raise
-            break
+            return
         results.append(result)
+        if index == 0 and len(plan.picks) > 1:
+            await thread_whole(_round_going_note, store, instance_id, result)
         if index < len(plan.picks) - 1 and not stop.is_set():
             await emit({**result.done_event(), "speaker": pick.character_id, "round_end": False})
-    unanswered = [names.get(p.character_id, p.character_id) for p in plan.picks[len(results):]]
-    if stop.is_set() and unanswered:
-        # Stopped, or the page closed or reloaded (a phone locking its screen): the page says
-        # who never answered until the next round starts.
-        await thread_whole(_round_cut_note, store, instance_id, unanswered)
-        if results:  # the page that stopped it says so at once, as a reload does
-            results[-1].unanswered = unanswered
-    return results
 
+
+def _round_going_note(store: FileStore, instance_id: str, first: TurnResult | None) -> None:
+    """Note, once the first reply is in, that the round's turn still has members to answer
+    (`GET …/current_response` says it is streaming while the lock is held); None: it ended.
+    A note a crash left is cleared when the next round starts, and means nothing meanwhile:
+    nobody holds the lock."""
+    state = store.instance_state_read(instance_id)
+    if first is None and "round_going" not in state:
+        return
+    state = {key: value for key, value in state.items() if key != "round_going"}
+    if first is not None:
+        state["round_going"] = {"session_id": first.session_id, "turn": first.turn}
+    store.instance_state_write(instance_id, state)
+
+
+def round_going(store: FileStore, *, instance_id: str, session_id: str, turn: int) -> bool:
+    """Whether a round's `turn` still has members to answer: noted, and the lock held (a note
+    a crash left is not believed: nobody holds the lock then)."""
+    going = store.instance_state_read(instance_id).get("round_going")
+    return going == {"session_id": session_id, "turn": turn} and \
+        store.instance_lock(instance_id).taken()
 
 def _round_cut_note(store: FileStore, instance_id: str, names: list[str]) -> None:
     """Record the members a stopped round never reached (cleared when the next round starts)."""

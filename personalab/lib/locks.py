@@ -53,6 +53,7 @@ class InstanceLock(Protocol):
     def acquire(self, *, blocking: bool = False) -> "InstanceLock": ...
     def release(self) -> None: ...
     def check(self) -> None: ...  # raises LockLost when this holder may no longer write
+    def taken(self) -> bool: ...  # whether any holder has it now: a read that never takes it
 
     @property
     def held(self) -> bool: ...
@@ -136,6 +137,21 @@ class FlockLock(_LockBase):
     def check(self) -> None:
         """flock cannot be lost while the process lives."""
 
+    def taken(self) -> bool:
+        """Held here, or by any process on this machine (the kernel's table of file locks; a
+        probe that took the lock, even for a moment, would refuse a turn starting then).
+        Where the table cannot be read, only this process's holding is known."""
+        if self.held:
+            return True
+        try:
+            found = os.stat(self.path)
+            with open("/proc/locks", encoding="ascii") as table:
+                listed = table.read()
+        except OSError:
+            return False
+        wanted = f"{os.major(found.st_dev):02x}:{os.minor(found.st_dev):02x}:{found.st_ino} "
+        return any(" FLOCK " in line and wanted in line for line in listed.splitlines())
+
     @property
     def held(self) -> bool:
         return self._fd is not None
@@ -215,6 +231,13 @@ class RedisLock(_LockBase):
             pass
         self.token = None
         self._mark(False)
+
+    def taken(self) -> bool:
+        """Whether a lease is in Redis now; with Redis unreachable, not known: False."""
+        try:
+            return bool(self.client.exists(self.key))
+        except Exception:  # noqa: BLE001 — a read that cannot be answered says nothing
+            return False
 
     @property
     def held(self) -> bool:

@@ -10,7 +10,7 @@ import re
 import pytest
 from asgiref.sync import sync_to_async
 
-from chat.groups.round import round_done_event
+from chat.groups.round import conversation_turn, round_done_event
 from chat.history_manager.edits import reply_choose_alternative
 from chat.play.turn import turn_run
 from chat.services.instances import instance_create
@@ -106,6 +106,43 @@ async def test_a_round_of_the_group_is_one_turn_on_the_page_and_in_the_api(
     page = (await sync_to_async(alice_client.get)(f"/instances/{group}/")).content.decode()
     assert "(now at turn 3)" in page and "turn 4" not in page
 
+
+async def test_a_reconnect_between_two_members_replies_hears_the_round_is_still_going(
+        alice_client, store, group, character, brenna, use_stub):
+    """`current_response` said "complete" once the first member had answered, while the next was
+    still to: a REST client that reconnected then stopped waiting for the round."""
+    use_stub.script(Reply("我记得你。"), Reply("嗯。"))
+    url = f"/api/v1/instances/{group}/sessions/sess_001/current_response"
+    between: list[dict] = []
+
+    async def emit(event):
+        if event["type"] == "done" and event.get("round_end") is False:
+            between.append((await sync_to_async(alice_client.get)(url)).json())
+
+    await conversation_turn(store, instance_id=group, user_text="你们还记得我吗？", emit=emit)
+    assert between == [{"turn": 1, "session_id": "sess_001", "status": "streaming",
+                        "content": "我记得你。", "speaker": character,
+                        "trace_id": between[0]["trace_id"]}]
+    after = (await sync_to_async(alice_client.get)(url)).json()
+    assert (after["status"], after["content"], after["speaker"]) == ("complete", "嗯。", brenna)
+    assert "round_going" not in store.instance_state_read(group)
+
+
+async def test_a_round_a_crash_cut_between_members_reads_as_it_was_left(
+        alice_client, store, group, use_stub):
+    """The note a killed server left (its round never ends) is not believed: nobody holds the
+    lock; the next round clears it."""
+    use_stub.script(Reply("我记得你。"), Reply("嗯。"), Reply("走吧。"), Reply("好。"))
+    await turn_said(store, group, "你们还记得我吗？")
+    state = store.instance_state_read(group)
+    store.instance_state_write(group, {**state, "round_going": {"session_id": "sess_001",
+                                                                "turn": 1}})
+    url = f"/api/v1/instances/{group}/sessions/sess_001/current_response"
+    assert (await sync_to_async(alice_client.get)(url)).json()["status"] == "complete"
+    with store.instance_lock(group):  # the same note with the lock held: a round going on
+        assert (await sync_to_async(alice_client.get)(url)).json()["status"] == "streaming"
+    await turn_said(store, group, "那就出发。")
+    assert "round_going" not in store.instance_state_read(group)
 
 async def test_the_trace_names_the_speaker_and_why(store, group, brenna, use_stub):
     results = await turn_said(store, group, "Brenna，你来说。", speaker=brenna)

@@ -1,8 +1,11 @@
 """The instance lock across machines: a Redis lease renewed while held, refused to a second
-holder, and a fencing check that stops a holder whose lease ran out from writing."""
+holder, and a fencing check that stops a holder whose lease ran out from writing; and whether
+anyone holds it, read without taking it (a flock held by another process, a lease in Redis)."""
 
 from __future__ import annotations
 
+import subprocess
+import sys
 import time
 
 import pytest
@@ -69,6 +72,45 @@ def test_tokens_only_grow(tmp_path, redis_url):  # noqa: F811
     second = store.instance_lock("inst_001").acquire()
     assert second.token > first_token
     second.release()
+
+
+HOLD_FLOCK = """import fcntl, os, sys
+fd = os.open(sys.argv[1], os.O_RDWR | os.O_CREAT, 0o644)
+fcntl.flock(fd, fcntl.LOCK_EX)
+print("held", flush=True)
+sys.stdin.read()
+"""
+
+
+def test_a_file_lock_another_process_holds_is_seen_as_taken_and_left_alone(tmp_path):
+    store = FileStore(tmp_path)
+    lock = store.instance_lock("inst_001")
+    assert not lock.taken()  # no lock file yet
+    lock.path.parent.mkdir(parents=True)
+    assert not lock.taken()
+    holder = subprocess.Popen([sys.executable, "-c", HOLD_FLOCK, str(lock.path)],
+                              stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
+    try:
+        assert holder.stdout.readline() == "held\n"
+        assert lock.taken() and store.instance_lock("inst_001").taken()
+        assert not store.instance_lock("inst_002").taken()
+        with pytest.raises(InstanceBusy):  # the probe took nothing: the holder still has it
+            lock.acquire()
+    finally:
+        holder.stdin.close()
+        holder.wait(timeout=30)
+    assert not lock.taken()
+    with lock:
+        assert lock.taken() and store.instance_lock("inst_001").taken()
+
+
+def test_a_lease_in_redis_is_seen_as_taken_from_another_worker(tmp_path, redis_url):  # noqa: F811
+    worker1, worker2 = _store(tmp_path / "a", redis_url), _store(tmp_path / "b", redis_url)
+    assert not worker2.instance_lock("inst_001").taken()
+    with worker1.instance_lock("inst_001"):
+        assert worker2.instance_lock("inst_001").taken()
+        assert not worker2.instance_lock("inst_002").taken()
+    assert not worker2.instance_lock("inst_001").taken()
 
 
 @pytest.mark.django_db(transaction=True)
