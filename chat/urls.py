@@ -1,12 +1,12 @@
 from django.urls import include, path
 
+from chat.pages import aside_form, memory_buttons, message_forms
 from chat.pages import chat as views
 from chat.pages import generation as generation_views
 from chat.pages import import_report as import_report_views
 from chat.pages import imports as import_views
 from chat.pages import members as member_views
 from chat.pages import message as message_views
-from chat.pages import message_forms
 from chat.pages import regex_allow as regex_allow_views
 from chat.pages import send as send_views
 from chat.pages import settings_page as settings_views
@@ -49,9 +49,10 @@ urlpatterns = [
     path("generation/defaults", generation_views.account_generation, name="account_generation"),
     path("instances/<str:instance_id>/background", views.instance_background,
          name="instance_background"),
-    path("instances/<str:instance_id>/memory/progress", views.instance_memory_progress,
+    path("instances/<str:instance_id>/aside", aside_form.instance_aside, name="instance_aside"),
+    path("instances/<str:instance_id>/memory/progress", memory_buttons.instance_memory_progress,
          name="instance_memory_progress"),
-    path("instances/<str:instance_id>/memory/<str:action>", views.instance_memory_action,
+    path("instances/<str:instance_id>/memory/<str:action>", memory_buttons.instance_memory_action,
          name="instance_memory_action"),
     path("instances/<str:instance_id>/authors_note", views.instance_authors_note,
          name="instance_authors_note"),

@@ -5,10 +5,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from asgiref.sync import sync_to_async
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
-from django.contrib.humanize.templatetags.humanize import intcomma
 from django.http import Http404, HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.urls import reverse
@@ -37,25 +35,25 @@ from chat.inspector.sources import (
 )
 from chat.live.followers import plot_changed_publish
 from chat.models import Trace
+from chat.pages.aside_form import aside_shown_take
 from chat.pages.chat_strings import chat_page_strings
 from chat.pages.import_report import import_report_for_page, import_report_key
+from chat.pages.instance_access import instance_or_404
 from chat.pages.members import members_context, reply_orders
 from chat.pages.message_forms import undo_offer_take
 from chat.pages.regex_allow import regex_asks
 from chat.pages.send import draft_take
 from chat.pages.variables import variables_context
-from chat.play.account_turns import AccountTurnsBusy
 from chat.play.aside import asides_read
-from chat.services import instance_settings, memory_actions
-from chat.services.errors import InstanceUpdateError, NotFound
+from chat.services import instance_settings
+from chat.services.errors import InstanceUpdateError
 from chat.services.generation import generation_defaults_read
 from chat.services.instance_settings import instance_background_switch, instance_update
-from chat.services.instances import instance_create, instance_for_user, instances_visible_to
+from chat.services.instances import instance_create, instances_visible_to
 from chat.services.session_export import session_regroup
 from chat.services.session_import import session_import
 from chat.services.sessions import session_read_repaired
 from chat.services.traces import trace_prompt_limit, trace_rebuild
-from chat.templatetags.sessions import session_label
 from director.services import director_status
 from library.character_picker import character_choices_found
 from library.lore.global_books import global_lorebook_ids
@@ -73,24 +71,14 @@ from library.selectors import (
 )
 from library.start_kept import start_choices_keep, start_choices_taken, start_ids_kept
 from memory.authors_note import NOTE_ROLES, authors_note_save
-from memory.errors import MemoryActionError
-from memory.runtime import progress_state
 from personalab.lib.config_schema import digits_int
 from personalab.lib.errors import AppError, Forbidden, LimitReached, error_read, errors_back_to
 from personalab.lib.filestore.store import FileStore
 from personalab.lib.letter_colours import letter_class
 from personalab.lib.lines import display_depths
-from personalab.lib.llm import LLMError
 from personalab.lib.store_errors import InstanceBusy, StoreError
 from personalab.limit_words import error_words
 from personalab.storage import get_store
-
-
-def _instance_or_404(request: HttpRequest, instance_id: str):
-    try:
-        return instance_for_user(request.user, instance_id)
-    except NotFound:
-        raise Http404("instance not found") from None
 
 
 @login_required
@@ -160,7 +148,7 @@ def _ticked(request: HttpRequest) -> list[str]:
 def instance_manage(request: HttpRequest, instance_id: str) -> HttpResponse:
     """Rename, archive or restore an instance from the list or the chat page; archiving only
     moves it aside (its files stay), restoring brings it back to the list."""
-    _instance_or_404(request, instance_id)
+    instance_or_404(request, instance_id)
     changes: dict = {}
     if "name" in request.POST:
         changes["name"] = request.POST["name"]
@@ -192,7 +180,7 @@ def instance_manage(request: HttpRequest, instance_id: str) -> HttpResponse:
 
 
 def _chat_context(request: HttpRequest, instance_id: str) -> dict:
-    row = _instance_or_404(request, instance_id)
+    row = instance_or_404(request, instance_id)
     store = get_store()
     state = store.instance_state_read(instance_id)
     before = _int_or_none(request.GET.get("before"))
@@ -237,6 +225,7 @@ def _chat_context(request: HttpRequest, instance_id: str) -> dict:
         "regex_asks": regex_asks(store, username=request.user.get_username(), state=state,
                                  characters=characters),
         "asides": asides_read(store, instance_id=instance_id)[-ASIDES_SHOWN:],
+        "aside_shown": aside_shown_take(request, instance_id),
     }
 
 
@@ -325,7 +314,7 @@ def instance_outline(request: HttpRequest, instance_id: str) -> HttpResponse:
     beat (`hold`), as PUT …/plot_hold. Without a script the page comes back with what happened."""
     note = refusal = None
     if request.method == "POST":
-        _instance_or_404(request, instance_id)
+        instance_or_404(request, instance_id)
         note, refusal = _outline_change(request, instance_id)
     context = _chat_context(request, instance_id)
     if request.method == "POST" and refusal is None:
@@ -369,7 +358,7 @@ CHAT_IMPORT_MAX_BYTES = 10 * 1024 * 1024
 @require_POST
 def instance_import_chat(request: HttpRequest, instance_id: str) -> HttpResponse:
     """The report waits in the login session for the chat page it redirects to."""
-    _instance_or_404(request, instance_id)
+    instance_or_404(request, instance_id)
     upload = request.FILES.get("file")
     try:
         if upload is None:
@@ -392,7 +381,7 @@ def instance_import_chat(request: HttpRequest, instance_id: str) -> HttpResponse
 def instance_regroup(request: HttpRequest, instance_id: str) -> HttpResponse:
     """An imported group chat in a new conversation with all its members; its report waits
     on that conversation's page."""
-    _instance_or_404(request, instance_id)
+    instance_or_404(request, instance_id)
     new_id, session_id, report = session_regroup(
         get_store(), user=request.user, instance_id=instance_id,
         session_id=request.POST.get("session_id") or "")
@@ -413,7 +402,7 @@ def instance_persona(request: HttpRequest, instance_id: str) -> HttpResponse:
 @login_required
 @require_POST
 def instance_play_as(request: HttpRequest, instance_id: str) -> HttpResponse:
-    _instance_or_404(request, instance_id)
+    instance_or_404(request, instance_id)
     played = instance_settings.instance_play_as(get_store(), user=request.user,
                                                 instance_id=instance_id,
                                                 name=request.POST.get("name"))
@@ -437,7 +426,7 @@ def _instance_update_from_page(request: HttpRequest, instance_id: str, done: str
                                **changes: Any) -> HttpResponse:
     """One instance setting changed from the chat page's drawer; the outcome is a message (a
     refusal's comes from personalab.middleware)."""
-    _instance_or_404(request, instance_id)
+    instance_or_404(request, instance_id)
     instance_update(get_store(), user=request.user, instance_id=instance_id, **changes)
     messages.info(request, done)
     return redirect("instance", instance_id=instance_id)
@@ -449,7 +438,7 @@ def _instance_update_from_page(request: HttpRequest, instance_id: str, done: str
 def instance_background(request: HttpRequest, instance_id: str) -> HttpResponse:
     """A refusal (busy, a background this account may not use, an id that is no id) is said
     by personalab.middleware, in the reader's language."""
-    _instance_or_404(request, instance_id)
+    instance_or_404(request, instance_id)
     result = instance_background_switch(get_store(), user=request.user, instance_id=instance_id,
                                         background_id=request.POST.get("background_id") or None)
     note = gettext("Background switched; the story progress is kept.")
@@ -461,61 +450,12 @@ def instance_background(request: HttpRequest, instance_id: str) -> HttpResponse:
 
 
 @login_required
-@require_POST
-async def instance_memory_action(request: HttpRequest, instance_id: str, action: str):
-    user = await request.auser()
-    try:
-        await sync_to_async(instance_for_user)(user, instance_id)
-    except NotFound:
-        raise Http404("instance not found") from None
-    if action not in ("summarize", "update_memory"):
-        raise Http404("unknown action")
-    try:
-        result = await memory_actions.memory_action(instance_id, action,
-                                                    character_id=request.POST.get("character_id") or None)
-        # Players read "conversation 3", never the session's id (issue 33 item 3).
-        text = (gettext("Summarized into %(events)s events; the chat goes on in %(session)s.") % {
-                    "events": intcomma(result.get("events")),
-                    "session": session_label(result.get("new_session_id"))}
-                if action == "summarize"
-                else gettext("Memory updated: the evolved persona has a new version."))
-        status = "ok"
-    except (MemoryActionError, LLMError, InstanceBusy, StoreError, AccountTurnsBusy) as exc:
-        text, status = error_read(exc), "error"
-    return render(request, "chat/_action_result.html", {"text": text, "status": status})
-
-
-@login_required
-@require_GET
-def instance_memory_progress(request: HttpRequest, instance_id: str) -> HttpResponse:
-    _instance_or_404(request, instance_id)
-    state, step, values = progress_state(instance_id)
-    if state == "stopped":
-        text = gettext("Stopped: the last memory action did not finish (the server stopped "
-                       "during it); start it again.")
-    else:
-        working = gettext("Working…")
-        # The stage is stored untranslated (any worker may poll it): in the reader's language.
-        stage = gettext(step) if step else ""
-        if values:
-            try:
-                stage %= values
-            except (KeyError, TypeError, ValueError):  # a translation that lost a placeholder
-                stage = gettext(step) if step else ""
-        text = f"{working} {stage}" if stage else working
-    response = HttpResponse(text, content_type="text/plain")
-    # The page asks after a request that got no answer: does the action still run?
-    response["X-Memory-Progress"] = state
-    return response
-
-
-@login_required
 @require_GET
 def trace_page(request: HttpRequest, trace_id: str) -> HttpResponse:
     row = Trace.objects.filter(trace_id=trace_id).first()
     if row is None:
         raise Http404("trace not found")
-    _instance_or_404(request, row.instance_id)
+    instance_or_404(request, row.instance_id)
     trace = trace_rebuild(get_store(), instance_id=row.instance_id, trace_id=trace_id)
     budget = trace_prompt_limit(trace)
     store = get_store()
@@ -542,7 +482,7 @@ def trace_page(request: HttpRequest, trace_id: str) -> HttpResponse:
 def instance_authors_note(request: HttpRequest, instance_id: str) -> HttpResponse:
     """Author's note: text woven into the history at a depth, every N turns. A bad number is
     refused beside its field and nothing is saved; a missing one takes its default."""
-    row = _instance_or_404(request, instance_id)
+    row = instance_or_404(request, instance_id)
     errors: dict[str, str] = {}
     note = {"text": _note_text(request.POST, errors),
             "depth": _note_number(request.POST, "depth", 4, 0, 50, errors),

@@ -5,15 +5,15 @@ from __future__ import annotations
 from typing import Any
 
 from django.contrib.auth.decorators import login_required
-from django.http import Http404, HttpRequest, HttpResponse
+from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
 from django.urls import reverse
 from django.views.decorators.http import require_POST
 
-from chat.services.errors import InstanceUpdateError, NotFound
+from chat.pages.instance_access import instance_or_404
+from chat.services.errors import InstanceUpdateError
 from chat.services.generation import generation_defaults_read, generation_defaults_update
 from chat.services.instance_settings import instance_update
-from chat.services.instances import instance_for_user
 from personalab.lib.generation import FIELDS
 from personalab.lib.store_errors import InstanceBusy
 from personalab.storage import get_store
@@ -53,11 +53,7 @@ def _form_render(request: HttpRequest, *, action: str, generation: dict[str, Any
 @require_POST
 def instance_generation(request: HttpRequest, instance_id: str) -> HttpResponse:
     store = get_store()
-    try:
-        state = store.instance_state_read(instance_for_user(
-            request.user, instance_id).instance_id)
-    except NotFound:
-        raise Http404("instance not found") from None
+    state = store.instance_state_read(instance_or_404(request, instance_id).instance_id)
     errors, status = {}, 200
     try:
         state = instance_update(store, user=request.user, instance_id=instance_id,

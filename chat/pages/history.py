@@ -24,9 +24,8 @@ from chat.groups import conversations
 from chat.history_manager import base as history_base
 from chat.history_manager import reads as history_read
 from chat.inspector.names import trace_chat_name
+from chat.pages.instance_access import instance_or_404
 from chat.pages.message_forms import undo_offer_take
-from chat.services.errors import NotFound
-from chat.services.instances import instance_for_user
 from library.selectors import character_for_chat_optional, persona_effective
 from memory.character.biography import (
     biography_add,
@@ -62,13 +61,6 @@ from personalab.lib.ids import validate_id
 from personalab.lib.participants import member_ids
 from personalab.lib.store_errors import InstanceBusy, StoreError
 from personalab.storage import get_store
-
-
-def _owned(request: HttpRequest, instance_id: str):
-    try:
-        return instance_for_user(request.user, instance_id)
-    except NotFound:
-        raise Http404("instance not found") from None
 
 
 def _is_htmx(request: HttpRequest) -> bool:
@@ -124,7 +116,7 @@ def _history_context(request: HttpRequest, instance_id: str, *, source=None) -> 
 @login_required
 @require_GET
 def history_page(request: HttpRequest, instance_id: str) -> HttpResponse:
-    row = _owned(request, instance_id)
+    row = instance_or_404(request, instance_id)
     context = _history_context(request, instance_id)
     context.update(instance=row,
                    sessions=history_read.session_list(get_store(), instance_id=instance_id),
@@ -149,7 +141,7 @@ def _related_context(request: HttpRequest, state: dict[str, Any]) -> dict[str, A
 @login_required
 @require_GET
 def history_related(request: HttpRequest, instance_id: str) -> HttpResponse:
-    _owned(request, instance_id)
+    instance_or_404(request, instance_id)
     state = get_store().instance_state_read(instance_id)
     return render(request, "chat/_related.html",
                   {"related": _related_context(request, state), "instance_id": instance_id})
@@ -158,7 +150,7 @@ def history_related(request: HttpRequest, instance_id: str) -> HttpResponse:
 @login_required
 @require_GET
 def history_rows(request: HttpRequest, instance_id: str) -> HttpResponse:
-    _owned(request, instance_id)
+    instance_or_404(request, instance_id)
     return render(request, "chat/_history_rows.html", _history_context(request, instance_id))
 
 
@@ -211,7 +203,7 @@ def _persona_context(instance_id: str, character_id: str | None = None) -> dict[
 @login_required
 @require_GET
 def persona_page(request: HttpRequest, instance_id: str) -> HttpResponse:
-    row = _owned(request, instance_id)
+    row = instance_or_404(request, instance_id)
     try:
         context = _persona_context(instance_id, request.GET.get("character") or None)
     except MemoryActionError:
@@ -277,7 +269,7 @@ def _persona_apply(store, instance_id: str, action: str, form) -> str:
 @login_required
 @require_POST
 def persona_action(request: HttpRequest, instance_id: str, action: str) -> HttpResponse:
-    _owned(request, instance_id)
+    instance_or_404(request, instance_id)
     store = get_store()
     error, status, note = "", 200, ""
     try:

@@ -7,12 +7,11 @@ from __future__ import annotations
 from typing import Any
 
 from django.contrib.auth.decorators import login_required
-from django.http import Http404, HttpRequest, HttpResponse
+from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect
 from django.views.decorators.http import require_POST
 
-from chat.services.errors import NotFound
-from chat.services.instances import instance_for_user
+from chat.pages.instance_access import instance_or_404
 from chat.services.session_import import import_report_play_as
 from personalab.lib.filestore.store import FileStore
 
@@ -38,9 +37,6 @@ def import_report_for_page(request: HttpRequest, store: FileStore, *, instance_i
 @login_required
 @require_POST
 def import_report_dismiss(request: HttpRequest, instance_id: str) -> HttpResponse:
-    try:
-        instance_for_user(request.user, instance_id)
-    except NotFound:
-        raise Http404("instance not found") from None
+    instance_or_404(request, instance_id)
     request.session.pop(import_report_key(instance_id), None)
     return redirect("instance", instance_id=instance_id)

@@ -9,17 +9,16 @@ from __future__ import annotations
 from typing import Any
 
 from django.contrib.auth.decorators import login_required
-from django.http import Http404, HttpRequest, HttpResponse
+from django.http import HttpRequest, HttpResponse
 from django.shortcuts import render
 from django.utils.translation import gettext_lazy as _
 from django.views.decorators.http import require_POST
 
 from chat.groups.cards import card_join_settings
 from chat.groups.members import members_of, members_title
+from chat.pages.instance_access import instance_or_404
 from chat.selectors import member_pictures
-from chat.services.errors import NotFound
 from chat.services.instance_settings import instance_update
-from chat.services.instances import instance_for_user
 from chat.services.members import (
     instance_member_add,
     instance_member_change,
@@ -109,10 +108,7 @@ def _talkativeness(raw: str) -> Any:
 @require_POST
 def instance_members(request: HttpRequest, instance_id: str) -> HttpResponse:
     store = get_store()
-    try:
-        instance_for_user(request.user, instance_id)
-    except NotFound:
-        raise Http404("instance not found") from None
+    instance_or_404(request, instance_id)
     action = request.POST.get("action", "")
     character_id = request.POST.get("character_id", "")
     errors, status = {}, 200

@@ -13,7 +13,7 @@ from django.views.decorators.http import require_GET
 from chat import selectors
 from chat.history_manager import base as history_base
 from chat.history_manager import reads as history_read
-from chat.pages.history import _owned
+from chat.pages.instance_access import instance_or_404
 from personalab.storage import get_store
 
 
@@ -21,7 +21,7 @@ from personalab.storage import get_store
 @require_GET
 def message_line(request: HttpRequest, instance_id: str) -> HttpResponse:
     """?session=ID&index=N: that line of a live session."""
-    row = _owned(request, instance_id)
+    row = instance_or_404(request, instance_id)
     store = get_store()
     try:
         read, archived = history_read.session_open(store, instance_id=instance_id,

@@ -24,9 +24,8 @@ from chat import selectors
 from chat.history_manager import base as history_base
 from chat.history_manager import edits as history
 from chat.history_manager import reads as history_read
-from chat.services.errors import NotFound
+from chat.pages.instance_access import instance_or_404
 from chat.services.index import instance_index
-from chat.services.instances import instance_for_user
 from chat.templatetags.sessions import session_label
 from library.selectors import character_for_chat_optional, persona_effective
 from personalab.lib.errors import AppError, Invalid, error_read
@@ -36,13 +35,6 @@ UNDO_OFFER = "undo_offer"  # the session key of the Undo a no-script page shows 
 POSITION = re.compile(r"[0-9]{1,9}")  # a message's position or a page number, as a form sends it
 ID_CHARS = 64  # a session id's longest (chat.models.Session.session_id)
 SEARCH_CHARS = 500  # a history search taken back to its page; a longer one is dropped
-
-
-def _owned(request: HttpRequest, instance_id: str):
-    try:
-        return instance_for_user(request.user, instance_id)
-    except NotFound:
-        raise Http404("instance not found") from None
 
 
 def undo_offer_take(request: HttpRequest, instance_id: str) -> dict[str, Any] | None:
@@ -57,7 +49,7 @@ def undo_offer_take(request: HttpRequest, instance_id: str) -> dict[str, Any] | 
 @require_GET
 def message_page(request: HttpRequest, instance_id: str, session_id: str,
                  index: int) -> HttpResponse:
-    instance = _owned(request, instance_id)
+    instance = instance_or_404(request, instance_id)
     try:
         context = _message_context(request, instance, instance_id, session_id, index)
     except history_base.HistoryError as exc:
@@ -171,7 +163,7 @@ def _came_from(form) -> str:
 @login_required
 @require_POST
 def message_form(request: HttpRequest, instance_id: str) -> HttpResponse:
-    instance = _owned(request, instance_id)
+    instance = instance_or_404(request, instance_id)
     action = request.POST.get("action", "")
     try:
         note, answer = _apply(get_store(), instance_id, action, request.POST)

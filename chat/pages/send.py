@@ -12,7 +12,6 @@ import asyncio
 import logging
 from typing import Any
 
-from asgiref.sync import sync_to_async
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
 from django.http import Http404, HttpRequest, HttpResponse
@@ -24,9 +23,8 @@ from chat import selectors
 from chat.groups.round import conversation_turn, round_done_event
 from chat.live.followers import emit_published
 from chat.live.refusal_words import refusal_said, warning_said
+from chat.pages.instance_access import instance_or_404_async
 from chat.play.redo import redo_run
-from chat.services.errors import NotFound
-from chat.services.instances import instance_for_user
 from chat.services.sessions import session_read_repaired
 from personalab.lib.errors import AppError
 from personalab.lib.ids import validate_id
@@ -49,11 +47,7 @@ def draft_take(request: HttpRequest, instance_id: str) -> str:
 @login_required
 @require_POST
 async def instance_send(request: HttpRequest, instance_id: str) -> HttpResponse:
-    user = await request.auser()
-    try:
-        await sync_to_async(instance_for_user)(user, instance_id)
-    except NotFound:
-        raise Http404("instance not found") from None
+    await instance_or_404_async(request, instance_id)
     action = request.POST.get("action") or "send"
     if action not in ACTIONS:
         raise Http404("unknown action")

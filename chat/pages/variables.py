@@ -8,13 +8,12 @@ from typing import Any
 
 from django.contrib import messages
 from django.contrib.auth.decorators import login_required
-from django.http import Http404, HttpRequest, HttpResponse
+from django.http import HttpRequest, HttpResponse
 from django.shortcuts import redirect, render
 from django.utils.translation import gettext
 from django.views.decorators.http import require_http_methods
 
-from chat.services.errors import NotFound
-from chat.services.instances import instance_for_user
+from chat.pages.instance_access import instance_or_404
 from chat.services.variables import instance_variables_clear, instance_variables_read
 from personalab.lib.filestore.store import FileStore
 from personalab.lib.store_errors import InstanceBusy
@@ -31,10 +30,7 @@ def variables_context(store: FileStore, *, instance_id: str) -> dict[str, Any]:
 @require_http_methods(["GET", "POST"])
 def instance_variables(request: HttpRequest, instance_id: str) -> HttpResponse:
     """GET: the card as the files hold it now; POST `scope`: clear, then the card."""
-    try:
-        row = instance_for_user(request.user, instance_id)
-    except NotFound:
-        raise Http404("instance not found") from None
+    row = instance_or_404(request, instance_id)
     store, status, error = get_store(), 200, ""
     if request.method == "POST":
         scope = request.POST.get("scope")

@@ -117,7 +117,7 @@ def test_the_memory_pages_action_says_the_refusal_beside_it(settings, store, ali
     hers = [instance_create(store, owner=alice, character_id=character) for _ in range(2)]
     his = instance_create(store, owner=bob, character_id=character)
     with account_turn_held(store, his), account_turn_held(store, hers[0]):
-        page = alice_client.post(f"/instances/{hers[1]}/memory/summarize")
+        page = alice_client.post(f"/instances/{hers[1]}/memory/summarize", HTTP_HX_REQUEST="true")
     assert page.status_code == 200
     assert "PERSONALAB_TURNS_PER_ACCOUNT" in page.content.decode()
 

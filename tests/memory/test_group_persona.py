@@ -134,7 +134,7 @@ def test_the_chat_pages_update_memory_grows_the_member_picked(alice_client, stor
 
     response = alice_client.post(reverse("instance_memory_action",
                                          args=[group, "update_memory"]),
-                                 {"character_id": brenna})
+                                 {"character_id": brenna}, HTTP_HX_REQUEST="true")
 
     assert response.status_code == 200 and "error" not in response.content.decode()
     assert store.character_state_read(group)["evolved_persona"] == ""

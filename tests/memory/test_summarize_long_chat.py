@@ -175,5 +175,5 @@ def test_the_chat_page_says_in_the_readers_language_which_part_failed_and_that_n
     client.force_login(alice)
     use_stub.script(_events("Part 1 happened."), Fail(500, "the server fell over"))
     page = client.post(f"/instances/{long_chat}/memory/summarize",
-                       HTTP_ACCEPT_LANGUAGE="zh-CN").content.decode()
+                       HTTP_ACCEPT_LANGUAGE="zh-CN", HTTP_HX_REQUEST="true").content.decode()
     assert "第 2 部分" in page and "之前的部分已保留" in page

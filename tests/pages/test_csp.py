@@ -126,7 +126,7 @@ def test_a_finished_memory_action_stays_on_the_page_without_a_script(client, ali
 
     monkeypatch.setattr("chat.services.memory_actions.memory_action", summarized)
     client.force_login(alice)
-    response = client.post(f"/instances/{instance}/memory/summarize")
+    response = client.post(f"/instances/{instance}/memory/summarize", HTTP_HX_REQUEST="true")
     page = response.content.decode()
     assert "data-reload-after" not in page
     # Named as players know it (issue 33 item 3), never by its id.

@@ -178,8 +178,10 @@ def test_summarize_stages_and_refusals_reach_the_player_in_their_language(alice_
         "处理中… 读取当前会话")
     progress_set(instance, None)
     url = f"/instances/{instance}/memory/summarize"
-    english = alice_client.post(url, HTTP_ACCEPT_LANGUAGE="en").content.decode()
-    chinese = alice_client.post(url, HTTP_ACCEPT_LANGUAGE="zh-CN").content.decode()
+    english = alice_client.post(url, HTTP_ACCEPT_LANGUAGE="en",
+                                HTTP_HX_REQUEST="true").content.decode()
+    chinese = alice_client.post(url, HTTP_ACCEPT_LANGUAGE="zh-CN",
+                                HTTP_HX_REQUEST="true").content.decode()
     assert "The current session has no conversation yet: nothing to summarize." in english
     assert "当前会话还没有对话，无需汇总。" in chinese
 

@@ -73,7 +73,8 @@ def test_the_summarize_result_names_the_new_conversation(alice_client, instance,
         return {"events": 2, "new_session_id": "sess_002"}
 
     monkeypatch.setattr("chat.services.memory_actions.memory_action", summarized)
-    shown = _shown_text(alice_client.post(f"/instances/{instance}/memory/summarize")
+    shown = _shown_text(alice_client.post(f"/instances/{instance}/memory/summarize",
+                                          HTTP_HX_REQUEST="true")
                         .content.decode())
     assert "conversation 2" in shown and "sess_" not in shown
 
