@@ -1,7 +1,8 @@
-"""Two rules of the house (issue 31) that nothing else holds: a module imports the project's
+"""Three rules of the house (issue 31) that nothing else holds: a module imports the project's
 modules at its top, where the import contract (`lint-imports`) sees them, save a few that say
-why they cannot; and the app's settings are read from the environment in
-personalab/settings.py alone, parsed once and strictly, never again at a request or a turn."""
+why they cannot; the app's settings are read from the environment in personalab/settings.py
+alone, parsed once and strictly, never again at a request or a turn; and no function of the
+app runs over 80 lines (a longer one has grown parts that want names of their own)."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 PACKAGES = ("personalab", "library", "memory", "director", "chat")
 LOCAL_IMPORTS_MAX = 5
+FUNCTION_LINES_MAX = 80
 # Read from the environment by the app's own settings only. Others (TIKTOKEN_CACHE_DIR,
 # XDG_CACHE_HOME, OMP_WAIT_POLICY, DJANGO_SETTINGS_MODULE's default) belong to libraries.
 SETTING_PREFIXES = ("PERSONALAB_", "OPENAI_", "DEBUG", "SECRET_KEY", "ALLOWED_HOSTS",
@@ -51,6 +53,15 @@ def test_a_project_import_inside_a_function_is_rare_and_says_why() -> None:
                     silent.append(where)
     assert silent == [], "a function-local import without a comment saying why"
     assert len(local) <= LOCAL_IMPORTS_MAX, local
+
+
+def test_no_function_of_the_app_is_over_80_lines() -> None:
+    long = [f"{path.relative_to(ROOT)}:{node.lineno} {node.name} "
+            f"({node.end_lineno - node.lineno + 1} lines)"
+            for path, tree, _lines in _modules() for node in ast.walk(tree)
+            if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef)
+            and node.end_lineno - node.lineno + 1 > FUNCTION_LINES_MAX]
+    assert long == []
 
 
 def _environment_read(node: ast.AST) -> str | None:

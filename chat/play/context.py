@@ -368,24 +368,13 @@ def _prompt_inputs(store: FileStore, ctx: TurnContext, director: dict | None,
     regex = turn_regex(store, ctx)
     card = scenario_overridden(card_fields_read(ctx.character, base_persona=ctx.character_state.get(
         "base_persona", "")), ctx.instance_state.get("scenario_override"))
-    depth_prompt = [card.depth_prompt] if card.depth_prompt else []
-    macros = macro_values_for(character=ctx.character, persona=persona, lines=ctx.lines[:-1],
-                              scenario_override=ctx.instance_state.get("scenario_override"),
-                              chat_id=ctx.pick_chat,
-                              time_zone=player_time_zone(store, state=ctx.instance_state)
-                              ) | {"model": model_current(store),
-                                                          MACRO: ctx.first_included}
-    if ctx.redo == "regenerate":  # SillyTavern: the swipe being made, after the kept ones
-        macros["currentSwipeId"] = macros["lastSwipeId"] = str(
-            len(ctx.reply_extra.get("alternatives") or []) + 1)
     recaps = recap_items(store, instance_id=ctx.instance_id)
     if group:
         recaps = recaps_witnessed(store, instance_id=ctx.instance_id,
                                   character_id=speaker_id(ctx), items=recaps)
     story = story_choice_for(store, group=group, state=ctx.instance_state,
                              speaker_id=speaker_id(ctx), continuing=bool(ctx.continue_from))
-    macros = template_macro_values(story, macros, system_default=templates_for(store).get(
-        locale).default("text_system_prompt") or ST_SYSTEM_PROMPT) | macros
+    macros = _turn_macros(store, ctx, persona=persona, story=story, locale=locale)
     join = card_join_for_turn(
         store, state=ctx.instance_state, instance_id=ctx.instance_id, pick_seed=ctx.pick_chat,
         speaker_id=ctx.speaker.character_id if ctx.speaker and group else None, story=story,
@@ -401,29 +390,17 @@ def _prompt_inputs(store: FileStore, ctx: TurnContext, director: dict | None,
         world_setting=ctx.background.get("world_setting", ""),
         background_name=ctx.background.get("name", ""),
         director=director,
-        recalled=[] if window.memory_tokens <= 0 else recalled_entries(
-            recall, user_name=persona["name"], locale=locale,
-            character_name=ctx.character.get("name") or ctx.instance_state.get("character_id", ""),
-            macros=recall_macros(store, state=ctx.instance_state, lines=[
-                *({"role": "assistant", "speaker": s} for s in sorted(ctx.speakers_before)),
-                *ctx.lines], macros=macros, member_names=member_names)
-            if group else macros, regex=regex),
+        recalled=[] if window.memory_tokens <= 0 else _recalled(
+            store, ctx, recall, persona=persona, locale=locale, macros=macros, regex=regex,
+            member_names=member_names if group else None),
         pinned=pinned,
         recaps=[item["text"] for item in recaps],
         recap_spans=recap_spans(recaps, ctx.session_id),
         biography=[] if group else [item["text"] for item in biography_items(
             store, instance_id=ctx.instance_id, character_id=speaker_id(ctx))],  # §3.4: 1v1 only
-        floating_blocks=[*lore["blocks"], *depth_prompt, *persona_depth_blocks(persona),
-                         *(scene_members_blocks(
-                             store, state=ctx.instance_state, instance_id=ctx.instance_id,
-                             speaker_id=ctx.speaker.character_id if ctx.speaker else None,
-                             speaker_name=ctx.character.get("name") or "", locale=locale)
-                           if group else [])],
-        lines=(_prompt_lines(dataclasses.replace(ctx, lines=lines_with_own_macros(
-            store, state=ctx.instance_state, lines=ctx.lines, character=ctx.character,
-            speaker_id=ctx.speaker.character_id if ctx.speaker else None, persona=persona)),
-            player_name=persona["name"], unnamed_name=unnamed_name(store, ctx.instance_state))
-            if group else _prompt_lines(ctx)),
+        floating_blocks=_floating_blocks(store, ctx, lore, card=card, persona=persona,
+                                         group=group, locale=locale),
+        lines=_group_prompt_lines(store, ctx, persona=persona) if group else _prompt_lines(ctx),
         lines_before=ctx.lines_before, token_counts=ctx.token_counts,
         config=ctx.config,
         trimming={"max_messages": history.get("trim_max_messages", 10),
@@ -443,6 +420,57 @@ def _prompt_inputs(store: FileStore, ctx: TurnContext, director: dict | None,
                                                     and ctx.speaker.reason == "impersonate")),
     ), join)
 
+
+
+def _turn_macros(store: FileStore, ctx: TurnContext, *, persona: dict[str, Any], story: Any,
+                 locale: str) -> dict[str, Any]:
+    """The macros' values for this turn's prompt, the story string's own among them."""
+    macros = macro_values_for(character=ctx.character, persona=persona, lines=ctx.lines[:-1],
+                              scenario_override=ctx.instance_state.get("scenario_override"),
+                              chat_id=ctx.pick_chat,
+                              time_zone=player_time_zone(store, state=ctx.instance_state)
+                              ) | {"model": model_current(store), MACRO: ctx.first_included}
+    if ctx.redo == "regenerate":  # SillyTavern: the swipe being made, after the kept ones
+        macros["currentSwipeId"] = macros["lastSwipeId"] = str(
+            len(ctx.reply_extra.get("alternatives") or []) + 1)
+    return template_macro_values(story, macros, system_default=templates_for(store).get(
+        locale).default("text_system_prompt") or ST_SYSTEM_PROMPT) | macros
+
+
+def _recalled(store: FileStore, ctx: TurnContext, recall: dict[str, Any], *,
+              persona: dict[str, Any], locale: str, macros: dict[str, Any], regex: Any,
+              member_names: tuple[str, ...] | None) -> list:
+    """What recall found, as the prompt's entries (`member_names`: a group's, whose lines
+    fill macros as each speaker)."""
+    if member_names is not None:
+        macros = recall_macros(store, state=ctx.instance_state, lines=[
+            *({"role": "assistant", "speaker": s} for s in sorted(ctx.speakers_before)),
+            *ctx.lines], macros=macros, member_names=member_names)
+    return recalled_entries(
+        recall, user_name=persona["name"], locale=locale,
+        character_name=ctx.character.get("name") or ctx.instance_state.get("character_id", ""),
+        macros=macros, regex=regex)
+
+
+def _floating_blocks(store: FileStore, ctx: TurnContext, lore: dict[str, Any], *, card: Any,
+                     persona: dict[str, Any], group: bool, locale: str) -> list:
+    """The blocks placed at a depth of the chat: lore, the card's and the persona's depth
+    prompts, and in a group who else is in the scene."""
+    depth_prompt = [card.depth_prompt] if card.depth_prompt else []
+    scene = scene_members_blocks(
+        store, state=ctx.instance_state, instance_id=ctx.instance_id,
+        speaker_id=ctx.speaker.character_id if ctx.speaker else None,
+        speaker_name=ctx.character.get("name") or "", locale=locale) if group else []
+    return [*lore["blocks"], *depth_prompt, *persona_depth_blocks(persona), *scene]
+
+
+def _group_prompt_lines(store: FileStore, ctx: TurnContext, *, persona: dict[str, Any]) -> list:
+    """A group's chat lines, each member's macros filled as that member."""
+    own = lines_with_own_macros(
+        store, state=ctx.instance_state, lines=ctx.lines, character=ctx.character,
+        speaker_id=ctx.speaker.character_id if ctx.speaker else None, persona=persona)
+    return _prompt_lines(dataclasses.replace(ctx, lines=own), player_name=persona["name"],
+                         unnamed_name=unnamed_name(store, ctx.instance_state))
 
 FILLED_STOP_MAX_CHARS = 2000  # a stop string as its macros fill it, as an instruct marker
 

@@ -30,6 +30,7 @@ from chat.play.recap_roll import recaps_roll
 from chat.play.regex_scripts import reply_regexed, turn_regex
 from chat.play.reply_clean import continue_pieces, reply_names, reply_tidied
 from chat.play.reply_limit import pieces_capped, truncated_warning
+from chat.play.reply_relay import Emit, ReplyPush, reply_relay
 from chat.play.take_back import RedoRefused, reply_follows_its_turn
 from chat.play.turn_records import Prepared, TurnContext, TurnRefused
 from chat.play.variables import turn_variables_locked, turn_variables_save
@@ -44,7 +45,6 @@ from personalab.lib.filestore.store import FileStore
 from personalab.lib.filestore.writer import AssistantLineWriter
 from personalab.lib.llm import LLMError, Provider
 from personalab.lib.locks import LockUnavailable, lock_awaited
-from personalab.lib.reasoning import Reasoning
 from personalab.lib.reply_names import reply_stop_start_cut
 from personalab.lib.reply_stream import ReplyShown, ReplyShownPaced
 from personalab.lib.store_errors import InstanceBusy, StoreError
@@ -52,8 +52,6 @@ from personalab.lib.story_string import StoryStringError
 from personalab.lib.uncancelled import run_whole, thread_whole
 
 log = logging.getLogger(__name__)
-
-Emit = Callable[[dict[str, Any]], Awaitable[None]]
 
 
 async def events_dropped(event: dict[str, Any]) -> None:
@@ -329,57 +327,18 @@ async def _stream_reply(store: FileStore, ctx: TurnContext,
         ctx.instance_id, ctx.session_id, turn=ctx.turn,
         extra={"trace_id": trace_id, **ctx.reply_extra}, replace_from=ctx.replace_from,
         action=ctx.redo).open(content=ctx.continue_from)
-    first_token_ms: list[float] = []
     started = time.perf_counter()
-    offset = len(writer.content)
-
-    unnamed = [shown]  # emptied by the first event
     # The template may be read from the files: off the event loop.
     cleaner = ReplyShownPaced(ReplyShown(
         names=await asyncio.to_thread(reply_names, prepared.llm_context, provider),
         shape=prepared.llm_context.get("reply_shape"), continued=bool(ctx.continue_from)))
-
-    def named(event: dict[str, Any]) -> dict[str, Any]:
-        return {**event, **unnamed.pop()} if unnamed else event
-
-    async def push_reasoning(text: str) -> None:
-        await emit(named({"type": "reasoning", "content": text}))
-
-    # One event at a time: the shown text's changes apply in the order they were worked out.
-    in_order = asyncio.Lock()
-    late: list[asyncio.Task] = []  # the one update held back, if any
-
-    async def push_late() -> None:
-        """What a paced update held back, shown once its interval is over though no piece came
-        after it: a model that paused left the player reading text that was stale."""
-        await asyncio.sleep(cleaner.every)
-        async with in_order:
-            if (change := cleaner.flush()) is not None:
-                await emit({"type": "token", "content": "", "offset": offset,
-                            "shown_at": change[0], "shown": change[1]})
-
-    async def push(text: str) -> None:
-        nonlocal offset
-        if not first_token_ms:
-            first_token_ms.append(_ms(started))
-        async with in_order:
-            # The character offset lets a follower that joined mid-reply skip what the file
-            # gave it.
-            event = named({"type": "token", "content": text, "offset": offset})
-            # The reply as the player sees it: its first `shown_at` characters, then `shown`.
-            if (change := cleaner.feed(text)) is not None:
-                event["shown_at"], event["shown"] = change
-            elif not late or late[0].done():
-                late[:] = [asyncio.create_task(push_late())]
-            offset += len(text)
-            await emit(event)
-
+    push = ReplyPush(emit, cleaner, offset=len(writer.content), shown=shown, started=started)
     flags: dict[str, Any] = {}
     limit = settings.PERSONALAB_MAX_REPLY_CHARS
     pieces = pieces_capped(continue_pieces(provider.stream(
         prepared.prompt.messages, context=prepared.llm_context), ctx.continue_from, provider),
                            limit=max(limit - len(writer.content), 0), flags=flags)
-    pump_task = asyncio.create_task(_relay(pieces, writer, push, push_reasoning))
+    pump_task = asyncio.create_task(reply_relay(pieces, writer, push.token, push.reasoning))
     stop_task = asyncio.create_task(stop.wait())
     try:
         await asyncio.wait({pump_task, stop_task}, return_when=asyncio.FIRST_COMPLETED)
@@ -388,98 +347,22 @@ async def _stream_reply(store: FileStore, ctx: TurnContext,
             flags["interrupted"] = True
         with contextlib.suppress(asyncio.CancelledError):
             await pump_task
-        async with in_order:  # a held-back update being sent ends first
-            for task in late:
-                task.cancel()
-            if (change := cleaner.flush()) is not None:  # what came since the last update
-                await emit(named({"type": "token", "content": "", "offset": offset,
-                                  "shown_at": change[0], "shown": change[1]}))
+        await push.end()
     except asyncio.CancelledError:
         pump_task.cancel()
         _finish_line(writer, {"interrupted": True})  # here, not in a thread: we are being stopped
         raise
     except LLMError as exc:
         flags["error"] = exc.message if hasattr(exc, "message") else str(exc)
-        if getattr(exc, "overflow", None) is not None and unnamed:
+        if getattr(exc, "overflow", None) is not None and not push.named_yet:
             flags["overflow"] = exc.overflow
     except Exception as exc:  # noqa: BLE001 — any failure must still end in a whole line
         log.exception("stream failed for %s", ctx.instance_id)
         flags["error"] = f"{type(exc).__name__}: {exc}"
     finally:
         stop_task.cancel()
-        for task in late:  # a stream that failed shows no update after its end
-            task.cancel()
-    return writer, flags, (first_token_ms[0] if first_token_ms else None)
-
-
-async def _relay(pieces: AsyncIterator[str], writer: AssistantLineWriter,
-                 push: Callable[[str], Awaitable[None]],
-                 push_reasoning: Callable[[str], Awaitable[None]]) -> None:
-    """File first, then push. Each piece (the SSE reader joins the chunks of one network read
-    into one) is written to the file as it arrives, whatever the client's speed; `push` gets
-    the text written since its last call, joined, never waiting for more. So the file and the
-    socket are paid per read, not per chunk, and a slow client gets the backlog in one frame.
-    Reasoning pieces take the same path to `push_reasoning`."""
-    unwritten: list[str] = []
-    written: list[str] = []
-    thinking: list[str] = []  # reasoning read, not yet kept
-    thought: list[str] = []  # reasoning kept, not yet pushed
-    ended: list[BaseException | None] = []
-    wake = asyncio.Event()
-
-    def flush() -> None:
-        if (unwritten or thinking) and not ended:
-            try:
-                if thinking:
-                    writer.reasoning_append("".join(thinking))
-                    thought.append("".join(thinking))
-                if unwritten:
-                    writer.append_many(unwritten)
-                    written.append("".join(unwritten))
-            except Exception as exc:  # noqa: BLE001 — a full disk ends the reply, raised below
-                ended.append(exc)
-            thinking.clear()
-            unwritten.clear()
-            wake.set()
-
-    async def read() -> None:
-        failure: BaseException | None = None
-        try:
-            async with contextlib.aclosing(pieces):
-                async for piece in pieces:
-                    (thinking if isinstance(piece, Reasoning) else unwritten).append(piece)
-                    flush()
-                    if ended:
-                        return
-        except Exception as exc:  # noqa: BLE001 — raised below, after the pieces before it
-            failure = exc
-        finally:
-            flush()
-            ended.append(failure)
-            wake.set()
-
-    reader = asyncio.create_task(read())
-    try:
-        while True:
-            await wake.wait()
-            wake.clear()
-            if thought:
-                text = "".join(thought)
-                thought.clear()
-                await push_reasoning(text)
-            if written:
-                text = "".join(written)
-                written.clear()
-                await push(text)
-            if ended and not written:
-                failure = next((item for item in ended if item is not None), None)
-                if failure is not None:
-                    raise failure
-                return
-    finally:
-        reader.cancel()  # a stopped reply closes the LLM stream
-        with contextlib.suppress(asyncio.CancelledError):
-            await reader
+        push.late_cancel()
+    return writer, flags, push.first_token_ms
 
 
 def _finish_line(writer, flags: dict[str, Any], run: RegexRun | None = None, *,

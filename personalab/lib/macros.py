@@ -324,67 +324,74 @@ def macros_replace(text: str, values: Mapping[str, str], *, now: datetime | None
     seed = seed or table.pop(PICK_SEED, "")
     reading = _Reading(text, table, rng or random.Random(), variables or MacroVariables(), now,
                        seed, written)
-    budget = max(max_chars, len(text))
-    size = len(text)
-    trimmed = False
+    fill = _Fill(reading, table, budget=max(max_chars, len(text)), size=len(text),
+                 picks_placed="pick" in text.lower())
+    result = MACRO.sub(fill.replace, text)
+    result = _trims_applied(result) if fill.trimmed else result
+    if keep and fill.plain:
+        macro_fill_keep(written, max_chars, table, fill.reads, result)
+    return result
 
-    def filled(written: str, value: str | None) -> str:
-        nonlocal size, trimmed
-        if value is None or size + len(value) - len(written) > budget:
+
+class _Fill:
+    """One text's macros replaced, one match at a time (`replace`, MACRO.sub's callback): the
+    text never grows past `budget`, and what was read is noted for the fill kept for reuse."""
+
+    def __init__(self, reading: _Reading, table: dict[str, str], *, budget: int, size: int,
+                 picks_placed: bool) -> None:
+        self.reading, self.table, self.budget, self.size = reading, table, budget, size
+        # A {{pick}}'s place counts what the macros before it changed; without one nothing is
+        # counted.
+        self.picks_placed = picks_placed
+        self.trimmed = False
+        self.named: dict[str, str | None] = {}  # a plain name's value, looked up once per text
+        self.reads: set[str] = set()  # the names whose values the text read
+        self.plain = True  # no macro but names: the fill is the same for the same values
+
+    def filled(self, written: str, value: str | None) -> str:
+        if value is None or self.size + len(value) - len(written) > self.budget:
             return written
-        size += len(value) - len(written)
-        trimmed = trimmed or value == _TRIM
+        self.size += len(value) - len(written)
+        self.trimmed = self.trimmed or value == _TRIM
         return value
 
-    # A {{pick}}'s place counts what the macros before it changed; without one nothing is counted.
-    picks_placed = "pick" in text.lower()
-
-    def moved(before: str, after: str) -> str:
-        if picks_placed:
-            reading.moved(before, after)
+    def moved(self, before: str, after: str) -> str:
+        if self.picks_placed:
+            self.reading.moved(before, after)
         return after
 
-    named: dict[str, str | None] = {}  # a plain name's value, looked up once per text
-    reads: set[str] = set()  # the names whose values the text read
-    plain = True  # no macro but names: the fill is the same for the same values
-
-    def replace(found: re.Match[str]) -> str:
-        nonlocal plain
+    def replace(self, found: re.Match[str]) -> str:
         written_here, kind = found.group(0), found.lastgroup
         if kind == "legacy":
             name = LEGACY[found.group("legacy").lower()]
-            reads.add(name)
-            return moved(written_here, filled(written_here, table.get(name)))
-        place = reading.place(found.start()) if "pick" in written_here.lower() else 0
+            self.reads.add(name)
+            return self.moved(written_here, self.filled(written_here, self.table.get(name)))
+        place = self.reading.place(found.start()) if "pick" in written_here.lower() else 0
         if kind == "body":
-            body = found.group("body")
-            if body in named:
-                return moved(written_here, filled(written_here, named[body]))
-            name = body.strip().lower()
-            value = reading.value(body, place)
-            if PLAIN_NAME.fullmatch(body) and name != "original":
-                named[body] = value
-                reads.add(name)
-            else:
-                plain = False
-            result = filled(written_here, value)
-            moved(written_here, written_here if _picks(body) else result)
-            return result
-        plain = False
+            return self._body_replaced(found.group("body"), written_here, place)
+        self.plain = False
         # The inner macros first, then the outer one on what they gave (its choice is not read
         # again); one the outer does not take (reverse: over a line break) keeps them filled.
         body = found.group("outer") + INNER.sub(
-            lambda inner: filled(inner.group(0), reading.value(inner.group(1), place)),
+            lambda inner: self.filled(inner.group(0), self.reading.value(inner.group(1), place)),
             found.group("nested"))
-        result = filled("{{" + body + "}}", reading.value(body, place))
-        moved(written_here, "{{" + body + "}}" if _picks(body) else result)
+        result = self.filled("{{" + body + "}}", self.reading.value(body, place))
+        self.moved(written_here, "{{" + body + "}}" if _picks(body) else result)
         return result
 
-    result = MACRO.sub(replace, text)
-    result = _trims_applied(result) if trimmed else result
-    if keep and plain:
-        macro_fill_keep(written, max_chars, table, reads, result)
-    return result
+    def _body_replaced(self, body: str, written_here: str, place: int) -> str:
+        if body in self.named:
+            return self.moved(written_here, self.filled(written_here, self.named[body]))
+        name = body.strip().lower()
+        value = self.reading.value(body, place)
+        if PLAIN_NAME.fullmatch(body) and name != "original":
+            self.named[body] = value
+            self.reads.add(name)
+        else:
+            self.plain = False
+        result = self.filled(written_here, value)
+        self.moved(written_here, written_here if _picks(body) else result)
+        return result
 
 
 def _picks(body: str) -> bool:
