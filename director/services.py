@@ -32,11 +32,12 @@ from personalab.lib.outline_follow import outline_texts, plot_state_followed
 THRESHOLD_RANGE = (1, 10)
 
 
-class SettingsInvalid(ValueError):
+class SettingsInvalid(Invalid):
     """Refused settings, one message per field (SPEC §6: refused field by field)."""
 
     def __init__(self, errors: dict[str, str]):
-        super().__init__("; ".join(f"{name}: {message}" for name, message in errors.items()))
+        super().__init__("; ".join(f"{name}: {message}" for name, message in errors.items()),
+                         fields=errors)
         self.errors = errors
 
 
