@@ -178,24 +178,23 @@ def _holding(account: str) -> int:
 def _worker_share(account: str) -> Iterator[None]:
     """Waits (on this request's thread, holding no worker) for a free worker and its turn
     (`_turn_of`): sent to the pool at once, an export queued there in the order sent, so a
-    freed worker went to an account's second export before another account's first."""
+    freed worker went to an account's second export before another account's first. Redis is
+    asked outside the process's condition: a Redis that stopped answering held every export of
+    the process, those ending included, up to its client's 2 s a call."""
     url = getattr(settings, "REDIS_URL", "")
     holds = shared_holds(url, EXPORT_HOLDS) if url else None
-    member: str | None = None
     with _held_changed:
         ticket = next(_tickets)
         _waiting[ticket] = account
-        try:
-            while True:
-                if holds is not None:
-                    _elsewhere_read(holds, account)
-                if _turn_of(ticket, account):
-                    taken, member = _shared_taken(holds, account)
-                    if taken:
-                        break
-                _held_changed.wait(SHARED_POLL_SECONDS if holds is not None else None)
-        finally:
+    try:
+        member = _turn_awaited(ticket, account, holds)
+    except BaseException:
+        with _held_changed:
             del _waiting[ticket]
+            _held_changed.notify_all()
+        raise
+    with _held_changed:
+        del _waiting[ticket]
         _held[account] += 1
         _served[account] = next(_grants)
         _held_changed.notify_all()  # who is first among the others changed
@@ -211,22 +210,43 @@ def _worker_share(account: str) -> Iterator[None]:
             _held_changed.notify_all()
 
 
-def _elsewhere_read(holds: SharedHolds, account: str) -> None:
-    """The workers `account` holds in other processes, into `_elsewhere` (0 without Redis)."""
+def _turn_awaited(ticket: int, account: str, holds: SharedHolds | None) -> str | None:
+    """Until the export's turn came and (with Redis) its account's hold was taken there: the
+    hold to give back, None without Redis. The ticket stays waiting meanwhile, so no other
+    export of this process is first before this one is counted as holding."""
+    if holds is None:
+        with _held_changed:
+            _held_changed.wait_for(lambda: _turn_of(ticket, account))
+        return None
+    while True:
+        elsewhere = _elsewhere_count(holds, account)
+        with _held_changed:
+            _elsewhere[account] = max(0, elsewhere - _held[account])
+            mine = _turn_of(ticket, account)
+        if mine:
+            taken, member = _shared_taken(holds, account)
+            if taken:
+                return member
+            with _held_changed:
+                _elsewhere[account] = workers_per_account()  # others go first meanwhile
+        with _held_changed:
+            _held_changed.wait(SHARED_POLL_SECONDS)
+
+
+def _elsewhere_count(holds: SharedHolds, account: str) -> int:
+    """The account's holds in every process (0 with Redis unreachable)."""
     import redis  # the redis extra, installed where REDIS_URL is set
 
     try:
-        _elsewhere[account] = max(0, holds.count(account) - _held[account])
+        return holds.count(account)
     except redis.RedisError:
-        _elsewhere[account] = 0
+        return 0
 
 
-def _shared_taken(holds: SharedHolds | None, account: str) -> tuple[bool, str | None]:
+def _shared_taken(holds: SharedHolds, account: str) -> tuple[bool, str | None]:
     """(False, None) when the account holds its share across processes (Redis's look and take
-    are one step); else True and the hold to give back, None without Redis: this process's
-    count alone, as the replies at once fall back to (chat/play/account_turns.py)."""
-    if holds is None:
-        return True, None
+    are one step); else True and the hold to give back, None with Redis unreachable: this
+    process's count alone, as the replies at once fall back to (chat/play/account_turns.py)."""
     import redis
 
     try:
@@ -234,10 +254,7 @@ def _shared_taken(holds: SharedHolds | None, account: str) -> tuple[bool, str | 
     except redis.RedisError as exc:
         log.warning("export workers counted in this process only: Redis: %s", exc)
         return True, None
-    if member is None:
-        _elsewhere[account] = workers_per_account()  # others go first meanwhile
-        return False, None
-    return True, member
+    return member is not None, member
 
 
 def _small(store: FileStore, instance_id: str, session_id: str) -> bool:

@@ -129,7 +129,7 @@ _shared_lock = threading.Lock()
 
 def shared_holds(url: str, prefix: str) -> SharedHolds:
     """This process's holds of `prefix` in the Redis at `url`. Its client waits at most 2 s: an
-    export waiting its turn asks it, holding the turn's lock (not the event loop)."""
+    export waiting its turn asks it on the request's thread (not the event loop)."""
     with _shared_lock:
         if (url, prefix) not in _shared:
             import redis  # the redis extra, installed where REDIS_URL is set

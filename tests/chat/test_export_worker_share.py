@@ -165,3 +165,48 @@ def test_the_share_holds_across_server_processes_with_redis(pool, store, setting
         thread.join(5)
     assert not export_process._held
     assert elsewhere.count("bob") == 0  # given back
+
+
+class _HungHolds:
+    """Redis's holds, where asking bob's count hangs as a Redis that stopped answering does
+    (until `answer` is set)."""
+
+    def __init__(self) -> None:
+        self.answer, self.asked = threading.Event(), threading.Event()
+        self.given: list[str] = []
+
+    def count(self, account: str) -> int:
+        if account == "bob":
+            self.asked.set()
+            self.answer.wait(30)
+        return 0
+
+    def take(self, account: str, *, limit: int) -> str:
+        return f"hold-of-{account}"
+
+    def give(self, member: str) -> None:
+        self.given.append(member)
+
+
+def test_an_export_ends_while_another_waits_on_a_redis_that_stopped_answering(
+        pool, store, settings, monkeypatch):
+    """The waiting export asked Redis holding the process's condition: the export that ended
+    meanwhile could not give its worker back until Redis answered or timed out (2 s a call,
+    every export of the process in turn)."""
+    settings.REDIS_URL = "redis://127.0.0.1:1/0"
+    holds = _HungHolds()
+    monkeypatch.setattr(export_process, "shared_holds", lambda url, prefix: holds)
+    monkeypatch.setattr(export_process, "_small", lambda *args: False)
+    monkeypatch.setattr(export_process, "_elsewhere", {})
+    threads = [_export_in_thread("alice", "hers")]
+    assert pool.started(1) == ["hers"]
+    threads.append(_export_in_thread("bob", "bobs"))
+    assert holds.asked.wait(5)
+    pool.end(0)
+    threads[0].join(5)
+    assert not threads[0].is_alive() and holds.given == ["hold-of-alice"]
+    holds.answer.set()
+    assert pool.started(2) == ["hers", "bobs"]
+    pool.end(1)
+    threads[1].join(5)
+    assert not export_process._held
