@@ -86,6 +86,7 @@ KIND_WORDS = {
     "character id": pgettext_lazy("kind of item", "character id"),
     "background id": pgettext_lazy("kind of item", "background id"),
     "lorebook id": pgettext_lazy("kind of item", "lorebook id"),
+    "speaker": pgettext_lazy("kind of item", "speaker"),
 }
 # The longest message read back through the sentences; a longer one goes as written.
 SAID_MAX_CHARS = 2000

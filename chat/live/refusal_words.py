@@ -12,6 +12,7 @@ from typing import Any
 from django.utils.translation import gettext_lazy
 
 from chat.inspector.notes import warning_named
+from personalab.lib.errors import AppError, error_read
 from personalab.lib.worded_forms import Forms, form_named
 
 # The consumer's own refusals, whatever their English said.
@@ -59,6 +60,13 @@ def refusal_said(code: str, message: str) -> str:
     if code == "internal":
         return str(INTERNAL_WORDS) % {"detail": message.removeprefix(INTERNAL_PREFIX)}
     return form_named(message, FORMS) or message
+
+
+def refusal_read(error: AppError) -> str:
+    """A page's word for a refused turn or aside: the socket's (by code or form), else the
+    sentence the API and the pages' handler say (an id that is no id, say)."""
+    said = refusal_said(error.code, error.message)
+    return error_read(error) if said == error.message else said
 
 
 def warning_said(warning: dict[str, Any]) -> dict[str, Any]:

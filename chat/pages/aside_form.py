@@ -17,7 +17,7 @@ from django.urls import reverse
 from django.utils.translation import gettext
 from django.views.decorators.http import require_POST
 
-from chat.live.refusal_words import refusal_said
+from chat.live.refusal_words import refusal_read
 from chat.pages.instance_access import instance_or_404_async
 from chat.play.aside import aside_run
 from personalab.lib.errors import AppError
@@ -50,7 +50,7 @@ async def instance_aside(request: HttpRequest, instance_id: str) -> HttpResponse
                                  speaker=request.POST.get("speaker") or None, content=text,
                                  emit=_async_noop)
     except AppError as exc:
-        messages.error(request, refusal_said(exc.code, exc.message))
+        messages.error(request, refusal_read(exc))
         shown["draft"] = text
     else:
         if not result.kept:

@@ -22,7 +22,7 @@ from django.views.decorators.http import require_POST
 from chat import selectors
 from chat.groups.round import conversation_turn, round_done_event
 from chat.live.followers import emit_published
-from chat.live.refusal_words import refusal_said, warning_said
+from chat.live.refusal_words import refusal_read, warning_said
 from chat.pages.instance_access import instance_or_404_async
 from chat.play.redo import redo_run
 from chat.services.sessions import session_read_repaired
@@ -65,7 +65,7 @@ async def instance_send(request: HttpRequest, instance_id: str) -> HttpResponse:
         done = await _turn_whole(instance_id, action=action, text=text, speaker=speaker,
                                  emit=emit_published(instance_id, kept, origin=None))
     except AppError as exc:
-        messages.error(request, refusal_said(exc.code, exc.message))
+        messages.error(request, refusal_read(exc))
         if text.strip():
             await request.session.aset(DRAFT, {"instance_id": instance_id, "text": text})
         return redirect("instance", instance_id=instance_id)

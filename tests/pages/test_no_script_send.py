@@ -121,3 +121,13 @@ def test_a_members_answer_now_without_a_script(alice_client, store, group, brenn
     assert answer["Location"].endswith(f"#m-{len(store.session_read(group, 'sess_001').lines) - 1}")
     refused = alice_client.post(button[1], {"speaker": "nobody_here"}, follow=True)
     assert "is not a member of this conversation" in refused.content.decode()  # said, no 500
+
+
+def test_a_tampered_answer_now_is_refused_in_the_readers_language(alice_client, store, group):
+    """A speaker that is no id was said in English on a Chinese page."""
+    refused = alice_client.post(f"/instances/{group}/send", {"speaker": "../其他"},
+                                HTTP_ACCEPT_LANGUAGE="zh-CN", follow=True)
+    page = refused.content.decode()
+    assert refused.status_code == 200 and "use 1-64 characters" not in page
+    assert "发言的角色 &#x27;../其他&#x27; 无效" in page
+    assert len(store.session_read(group, "sess_001").lines) == 1
