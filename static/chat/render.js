@@ -1,5 +1,7 @@
 // Turning text into what the reader sees: Markdown cleaned by DOMPurify, [PROGRESS:…] badges,
 // pictures as links, local times; and the small DOM helpers the other modules share.
+import {markdownFixedShown, streamingBalanced} from "./markdown_fix.js";
+
 const PROGRESS = /\[PROGRESS:([^:\]\n]{1,60}):([^\]\n]{1,60})\]/g;
 
 export function escapeHtml(text) {
@@ -84,7 +86,7 @@ function cleaningDocument() {
 
 function markdownHtml(raw, heldPoint) {
   // The marker stays verbatim in the file; on screen it becomes a small badge.
-  const withBadges = raw.replace(PROGRESS, (all, point, status) =>
+  const withBadges = markdownFixedShown(raw).replace(PROGRESS, (all, point, status) =>
     `<span class="progress-badge" title="${escapeHtml(all)}">◆ ${escapeHtml(point)} · ${escapeHtml(statusWord(status))}</span>`);
   if (!window.marked || !window.DOMPurify) return escapeHtml(raw).replace(/\n/g, "<br>");
   // Parsed and cleaned inside a document of its own, which has no window: nothing in it loads
@@ -106,11 +108,12 @@ function markdownHtml(raw, heldPoint) {
 
 // htmx never looks inside rendered text (hx-disable covers every descendant), whatever
 // markup got through.
-export function renderText(el, raw) {
+export function renderText(el, raw, {streaming = false} = {}) {
   el.setAttribute("hx-disable", "");
   el.dataset.raw = raw;
   const message = el.classList.contains("text") && el.closest("[data-held-point]");
-  el.innerHTML = markdownHtml(raw, message && message.dataset.heldPoint);
+  el.innerHTML = markdownHtml(streaming ? streamingBalanced(raw) : raw,
+                              message && message.dataset.heldPoint);
   el.dataset.rendered = "1";
 }
 

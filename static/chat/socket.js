@@ -112,7 +112,7 @@ function renderStreaming() {
     renderPending = false;
     if (!turn.streaming) return;
     const follow = nearNewest();
-    renderText(turn.streaming.el, turn.streaming.shown ?? turn.streaming.raw);
+    renderText(turn.streaming.el, turn.streaming.shown ?? turn.streaming.raw, {streaming: true});
     if (follow) scrollToNewest();
   });
 }
@@ -196,6 +196,8 @@ function onEvent(event) {
                         raw: ""};
     }
   } else if (event.type === "done" && event.round_end === false) {
+    const ended = turn.streaming;  // drawn as ended: no closing mark added any more
+    if (ended) renderText(ended.el, ended.shown ?? ended.raw);
     turn.streaming = null;  // the next character of the round answers; the round is still busy
     budgetShow(event.trace_id);  // each reply's prompt, not only the round's last
   } else if (event.type === "done") {

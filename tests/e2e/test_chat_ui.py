@@ -114,7 +114,10 @@ def test_markdown_renders_and_a_reply_can_never_run_script(page: Page, server: S
              ' [PROGRESS:1:in_progress]')
     # The model opens with the character's name: never shown, even while it streams.
     server.stub.script(Reply(f"Alserqi: {reply}", chunk_size=5, delay=0.01))
-    message_send(page, "What do you *see*? <b>bold?</b>")
+    # SillyTavern's "Auto-fix Markdown" as it shows a line (static/chat/markdown_fix.js): no
+    # space inside a pair, and an odd `*` or `"` closed at the line's end; the file unchanged.
+    said = 'What do you *see*? <b>bold?</b>\n* waves * "Wait, *listen'
+    message_send(page, said)
     # Markdown while it streams
     page.wait_for_selector("#messages .msg.assistant.pending .md em")
     assert "Alserqi:" not in page.locator("#messages .msg.assistant.pending .md").inner_text()
@@ -130,7 +133,18 @@ def test_markdown_renders_and_a_reply_can_never_run_script(page: Page, server: S
     assert page.evaluate("() => window.__pwned") is None
     page.reload()
     assert page.evaluate("() => window.__pwned") is None
-    assert page.locator("[data-testid=message][data-role=user] em", has_text="see").count() == 1
+    mine = page.locator("[data-testid=message][data-role=user]").last
+    assert mine.locator("em", has_text="see").count() == 1
+    assert mine.locator("em", has_text="waves").count() == 1
+    assert mine.locator(".text").inner_text().endswith('"Wait, *listen"')  # `"` wins, as there
+    assert server.session_lines(instance_id)[-2]["content"] == said
+    # While a reply streams, the text so far is balanced first, as SillyTavern's
+    # onProgressStreaming: an odd `*`, `"` or ``` gets one more at its end.
+    assert page.evaluate("""async () => {
+        const fix = await import("/static/chat/markdown_fix.js");
+        return [fix.streamingBalanced("Look: ```py\\nx = 1  "),
+                fix.streamingBalanced('*She lifts "the'), fix.streamingBalanced("**ok**")];
+    }""") == ["Look: ```py\nx = 1\n```", '*She lifts "the*"', "**ok**"]
     screenshot_take(page, "22_markdown_390", full_page=False)
     page.set_viewport_size(DESKTOP)
     screenshot_take(page, "22_markdown_1366", full_page=False)
