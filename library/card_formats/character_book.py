@@ -101,6 +101,13 @@ def _text_or_kept(value: Any, default: str = "") -> Any:
     return card_text(value, "")
 
 
+def _card_case(ext: dict[str, Any]) -> bool | None:
+    """`extensions.case_sensitive` as SillyTavern's convertCharacterBook reads it (`?? null`):
+    unset is None, so the entry follows the book's setting; any other value is its truth."""
+    value = ext.get("case_sensitive")
+    return None if value is None else bool(value)
+
+
 def _entry_from_card(raw: dict[str, Any], index: int) -> dict[str, Any]:
     ext = raw.get("extensions") if isinstance(raw.get("extensions"), dict) else {}
     extra = {key: value for key, value in raw.items() if key not in ENTRY_FIELDS}
@@ -121,7 +128,7 @@ def _entry_from_card(raw: dict[str, Any], index: int) -> dict[str, Any]:
         "use_regex": False,
         # SillyTavern's convertCharacterBook reads `extensions.case_sensitive` alone: the
         # card's own `case_sensitive` is kept for the export, not matched by.
-        "case_sensitive": bool(ext.get("case_sensitive")),
+        "case_sensitive": _card_case(ext),
         "content": _text_or_kept(raw.get("content")),
         "enabled": bool(raw.get("enabled")),  # SillyTavern: `disable: !entry.enabled`
         "constant": bool(raw.get("constant")),
@@ -209,7 +216,7 @@ def _ext_update(ext: dict[str, Any], entry: dict[str, Any], raw_position: str) -
     for name, card_name in ENTRY_EXTENSION_NAMES.items():
         if entry.get(name) is not None and ext.get(card_name) != entry[name]:
             ext[card_name] = entry[name]
-    if bool(ext.get("case_sensitive")) != entry["case_sensitive"]:
+    if _card_case(ext) != entry["case_sensitive"]:
         ext["case_sensitive"] = entry["case_sensitive"]
     if ST_ROLE.get(_int_or(ext.get("role"), 0), "system") != entry["role"]:
         ext["role"] = {v: k for k, v in ST_ROLE.items()}[entry["role"]]
@@ -222,10 +229,10 @@ def _ext_update(ext: dict[str, Any], entry: dict[str, Any], raw_position: str) -
 def _card_case_sensitive(entry: dict[str, Any], extra: dict[str, Any]) -> Any:
     """The V2 `case_sensitive`: the card's own while the entry still matches as imported (by
     `extensions.case_sensitive`, which SillyTavern reads), else the entry's."""
-    as_imported = bool((entry.get("extensions") or {}).get("case_sensitive"))
+    as_imported = _card_case(entry.get("extensions") or {})
     if "case_sensitive" in extra and entry["case_sensitive"] == as_imported:
         return extra["case_sensitive"]
-    return entry["case_sensitive"]
+    return bool(entry["case_sensitive"])  # unset: the V2 field's own default
 
 
 def _card_position(entry: dict[str, Any], kept: Any) -> str:

@@ -108,3 +108,28 @@ def test_only_the_extensions_case_sensitive_makes_a_card_key_case_sensitive():
     written = definition_to_card(*card_to_definition(card))["data"]["character_book"]
     assert [e["case_sensitive"] for e in written["entries"]] == [True, True]
     assert [e["extensions"]["case_sensitive"] for e in written["entries"]] == [None, True]
+
+
+def test_an_unset_case_sensitive_follows_the_books_setting_as_sillytavern_reads_it():
+    # convertCharacterBook reads `extensions.case_sensitive ?? null`, and the scan then takes
+    # the global setting for null: a book set case-sensitive makes "Sword" miss "sword" there.
+    # The import wrote false, so the entry stayed case-insensitive whatever the book said.
+    card = _st_exported((["Sword"], "SWORD", {}),
+                        (["Shield"], "SHIELD", {"case_sensitive": False}))
+    _, lorebook = card_to_definition(card)
+    assert [e["case_sensitive"] for e in lorebook["entries"]] == [None, False]
+    lorebook["case_sensitive"] = True
+    match = lorebook_match([lorebook], messages=["a sword and a shield"], count_tokens=len)
+    assert [entry["content"] for entry in match.fired] == ["SHIELD"]
+    written = definition_to_card(*card_to_definition(card))["data"]["character_book"]
+    assert [e["extensions"]["case_sensitive"] for e in written["entries"]] == [None, False]
+
+
+def test_an_unset_match_whole_words_follows_the_books_setting_too():
+    # `extensions.match_whole_words ?? null` likewise: a book that turns whole words off lets
+    # "owl" fire on "owls" for the unset entry, not for the one that says true.
+    card = _st_exported((["owl"], "OWL", {}), (["bat"], "BAT", {"match_whole_words": True}))
+    _, lorebook = card_to_definition(card)
+    lorebook["match_whole_words"] = False
+    match = lorebook_match([lorebook], messages=["owls and bats"], count_tokens=len)
+    assert [entry["content"] for entry in match.fired] == ["OWL"]
