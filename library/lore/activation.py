@@ -131,6 +131,7 @@ class _Turn:
     active: list[dict[str, Any]] = field(default_factory=list)
     dropped: list[dict[str, Any]] = field(default_factory=list)
     settled: set[str] = field(default_factory=set)
+    lost: set[str] = field(default_factory=set)  # entries with a reason in `dropped`
     recursion: list[tuple[str, str]] = field(default_factory=list)
     skew: int = 0
     level: int = 0
@@ -148,9 +149,30 @@ class _Turn:
     def key(self, entry: dict[str, Any]) -> str:
         return entry_key(entry["lorebook_id"], entry)
 
-    def drop(self, entry: dict[str, Any], reason: str) -> None:
-        self.settled.add(self.key(entry))
+    def drop(self, entry: dict[str, Any], reason: str, *, settle: bool = True) -> None:
+        """`settle`: the entry is weighed no more this turn; an inclusion group's loser is not
+        settled, as SillyTavern only takes it out of that loop's list and weighs it again in
+        every later loop that finds it (its group may have had no winner fire); the trace keeps
+        the reason it first lost for."""
+        if settle:
+            self.settled.add(self.key(entry))
+        elif self.key(entry) in self.lost:
+            return
+        self.lost.add(self.key(entry))
         self.dropped.append({**entry, "reason": reason})
+
+    def dropped_final(self) -> list[dict[str, Any]]:
+        """Each entry left out, once, with the last reason it was left out for; none that fired
+        in a later loop (an inclusion group's loser can)."""
+        fired = {self.key(entry) for entry in self.active}
+        seen: set[str] = set()
+        final = []
+        for entry in reversed(self.dropped):
+            key = self.key(entry)
+            if key not in fired and key not in seen:
+                seen.add(key)
+                final.append(entry)
+        return final[::-1]
 
     def timed_phase(self, entry: dict[str, Any]) -> str:
         """SillyTavern's timed effects, counted in messages: sticky until the chat has grown by
@@ -322,7 +344,8 @@ class _Turn:
         kept = []
         for entry in found:
             if id(entry) in losers:
-                self.drop(entry, f"{losers[id(entry)]}; would have fired: {entry['reason']}")
+                self.drop(entry, f"{losers[id(entry)]}; would have fired: {entry['reason']}",
+                          settle=False)
             else:
                 kept.append(entry)
         return kept
@@ -518,7 +541,7 @@ def lorebook_match(lorebooks: list[dict[str, Any]], *, messages: list[str],
                                         for b in books.values()] or [0]),
                    min_depth_max=max([entry_number(b.get("min_activations_depth_max"), 0)
                                       for b in books.values()] or [0]))
-    match.dropped.extend(activation.dropped)
+    match.dropped.extend(activation.dropped_final())
     for entry in activation.active:
         _timed_update(activation, entry)
     # Lower order first; entries of the same order in reverse of the order they fired in, as
