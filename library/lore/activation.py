@@ -435,11 +435,13 @@ class _Turn:
             state = following
 
     def deeper(self, depth_max: int) -> bool:
-        """Whether a min-activations step may look one message further back: not past the
-        chat's start, and not from past the books' max depth (0: no max). SillyTavern 1.12.6
-        checks the depth it scanned, not the next, so its last step looks one past the max."""
+        """Whether a min-activations step may look one message further back: not from past
+        the chat's start, and not from past the books' max depth (0: no max). SillyTavern
+        1.12.6 checks the depth it scanned, not the next (`getDepth() > chat.length`), so its
+        last step looks one past the max, and one past the chat's first message: the same
+        text again, where an inclusion group's loser is weighed once more."""
         depth = max(self.base_depth(book) for book in self.books.values()) + self.skew
-        if depth >= len(self.scan.messages):
+        if depth > len(self.scan.messages):
             return False
         return depth_max <= 0 or depth <= depth_max
 
