@@ -23,9 +23,9 @@ from chat.prompt.window import ContextWindow
 from chat.prompt.world_info import lore_sources, lore_speaker, lore_vectors
 from library.lore import defaults as wi_defaults
 from library.lore.activation import SCOPES
-from library.lore.defaults import book_scan_depth
 from library.lore.global_books import global_lorebook_ids
 from library.lore.lorebook import lore_blocks, lore_outlets, lorebook_match
+from library.lore.scan_window import lore_scan_window
 from library.lore.st_settings import world_info_settings_effective
 from library.selectors import (
     item_readable_by,
@@ -50,7 +50,7 @@ def lore_for_turn(store: FileStore, ctx: TurnContext, window: ContextWindow) -> 
     outlets: dict[str, str] = {}
     vector_notes: list[str] = []
     if lorebooks:
-        depth = _scan_depth_max(lorebooks)
+        depth = lore_scan_window(lorebooks)
         session = _session_lines(store, ctx)
         override = ctx.instance_state.get("scenario_override")
         values = macro_values_for(character=ctx.character, persona=persona, lines=ctx.lines[:-1],
@@ -246,23 +246,6 @@ def _note_lore_held(blocks: list[dict[str, Any]], fired: list[dict[str, Any]],
             [*dropped, *({**entry, "reason": "placed at the author's note, which is not sent "
                                              f"this turn; would have fired: {entry['reason']}"}
                          for entry in held)])
-
-
-def _scan_depth_max(lorebooks: list[dict[str, Any]]) -> int | None:
-    """How many of the newest messages any lorebook or entry looks at (None: a depth that is
-    not a number, or min activations without a max depth; it then gets every message)."""
-    try:
-        deepest = max(max([book_scan_depth(book),
-                           int(book.get("min_activations_depth_max") or 0),
-                           *(int(entry.get("scan_depth") or 0)
-                             for entry in book.get("entries", []) if isinstance(entry, dict))])
-                      for book in lorebooks)
-        unbounded = any(int(book.get("min_activations") or 0) > 0
-                        and not int(book.get("min_activations_depth_max") or 0)
-                        for book in lorebooks)
-    except (TypeError, ValueError):
-        return None
-    return None if unbounded else deepest
 
 
 def _session_lines(store: FileStore, ctx: TurnContext) -> list[dict[str, Any]]:
