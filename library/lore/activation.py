@@ -86,7 +86,8 @@ def decorators_split(content: str) -> tuple[list[str], str]:
 # Scan states, as SillyTavern's loop has them.
 INITIAL, RECURSION, MIN_ACTIVATIONS = "initial", "recursion", "min_activations"
 # Each loop activates an entry, opens a recursion level or looks one message deeper, so the
-# scan ends by itself; this bounds it anyway.
+# scan ends by itself; this bounds it anyway, plus one loop per message a min-activations step
+# looks deeper (SillyTavern walks back to a long chat's start).
 MAX_SCAN_LOOPS = 50
 # Entry flag -> (key of `sources`, name in the trace, SillyTavern world-info name).
 SOURCES = {
@@ -405,7 +406,7 @@ class _Turn:
         levels = sorted({delay_level(e) for e in entries} - {0})
         self.level = levels.pop(0) if levels else 0
         state, loops = INITIAL, 0
-        while state and loops < MAX_SCAN_LOOPS:
+        while state and loops < MAX_SCAN_LOOPS + self.skew:
             loops += 1
             # Sticky first, then in scan order (SillyTavern): candidates come in scan order.
             found = sorted(self.candidates(state),

@@ -67,3 +67,13 @@ def test_no_step_reads_past_the_chat_a_third_time():
                        "C": "group 'g' won by entry 0 (override)",
                        "D": "group 'g' won by entry 0 (override)",
                        "E": "group 'g' won by entry 0 (override)"}
+
+
+def test_min_activations_without_a_max_depth_read_back_to_a_long_chats_start():
+    # SillyTavern advances one message per step until the chat's start, however long the
+    # chat; the 50-step bound of the scan stopped it 50 messages back here.
+    book = st_book(st_entry(0, ["lighthouse"], "LIGHT"), scan_depth=1, min_activations=1)
+    messages = ["the lighthouse"] + ["ok"] * 79
+    match = lorebook_match([book], messages=messages, count_tokens=len)
+    assert fired(match) == ["LIGHT"]
+    assert "message -80" in match.fired[0]["reason"]
