@@ -7,6 +7,7 @@ from __future__ import annotations
 import pytest
 
 from library.lore.lorebook import lorebook_match, lorebook_validate
+from library.lore.st_files import lorebook_file_read
 
 
 def _fires(key: str, text: str) -> bool:
@@ -123,3 +124,17 @@ def test_a_key_of_spaces_alone_fires_on_any_chat_as_sillytavern_trims_it_to_noth
          "content": "x"}]})
     assert lore["entries"][0]["secondary_keys"] == ["\t"]
     assert not lorebook_match([lore], messages=["the gate"], count_tokens=len).fired
+
+
+def test_a_world_files_unset_case_sensitive_follows_the_books_setting():
+    # A world file's `caseSensitive: null` is read through the card format, where the import
+    # wrote false: a case-sensitive book did not make "Sword" miss "sword" for that entry.
+    world = {"entries": {"0": {"uid": 0, "key": ["Sword"], "content": "UNSET",
+                               "caseSensitive": None, "matchWholeWords": None},
+                         "1": {"uid": 1, "key": ["Shield"], "content": "OFF",
+                               "caseSensitive": False, "matchWholeWords": None}}}
+    book = {**lorebook_file_read(world, fallback_name="World"), "lorebook_id": "lb_w",
+            "case_sensitive": True}
+    assert [entry["case_sensitive"] for entry in book["entries"]] == [None, False]
+    match = lorebook_match([book], messages=["a sword, a shield"], count_tokens=len)
+    assert [entry["content"] for entry in match.fired] == ["OFF"]
