@@ -28,10 +28,10 @@ from chat.import_export.exports import (
     export_response,
     session_export_limited,
     session_import_limited,
+    session_regroup_limited,
 )
 from chat.services.index import instance_index
 from chat.services.instances import instance_for_user
-from chat.services.session_export import session_regroup
 from chat.services.sessions import (
     session_archive_and_restart,
     session_live_check,
@@ -155,8 +155,8 @@ def chat_import(request: HttpRequest, instance_id: str, file: File[UploadedFile]
                                  "goes on in a new conversation with every member it lists, "
                                  "each one a character you may use.")
 def chat_regroup(request: HttpRequest, instance_id: str, session_id: str):
-    new_id, new_session_id, report = session_regroup(
-        get_store(), user=request.auth, instance_id=instance_id, session_id=session_id)
+    new_id, new_session_id, report = session_regroup_limited(
+        request.auth, instance_id=instance_id, session_id=session_id)
     return Status(201, {"instance_id": new_id, "session_id": new_session_id,
                         "imported": report})
 

@@ -1,4 +1,4 @@
-"""Chat exports and imports, at most N at once per account: a few exports of a 100k-message
+"""Chat exports, imports and regroups, at most N at once per account: a few exports of a 100k-message
 chat each hold a worker thread for seconds, so one account may not take them all (a 429 with a
 sentence past PERSONALAB_EXPORTS_PER_ACCOUNT / PERSONALAB_IMPORTS_PER_ACCOUNT). An export runs in
 a worker process (chat/import_export/export_process.py), away from the lock other accounts'
@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import AsyncIterator
+from typing import Any
 
 from django.conf import settings
 from django.http import HttpResponse, StreamingHttpResponse
@@ -16,6 +17,7 @@ from django.utils.http import content_disposition_header
 from chat.groups.members import members_of, members_title
 from chat.import_export.export_process import session_export_apart
 from chat.services.instances import instance_for_user
+from chat.services.session_export import session_regroup
 from chat.services.session_import import session_import
 from chat.services.sessions import session_live_check
 from chat.templatetags.sessions import session_label
@@ -90,3 +92,21 @@ def session_import_limited(user, *, instance_id: str, data: bytes) -> tuple[str,
     with busy_slot(store.root / "busy", account=user.get_username(), action="import",
                    slots=settings.PERSONALAB_IMPORTS_PER_ACCOUNT, what="imports"):
         return session_import(store, instance_id=instance_id, data=data)
+
+
+def session_regroup_limited(user, *, instance_id: str,
+                            session_id: str) -> tuple[str, str, dict[str, Any]]:
+    """`session_regroup` for `user` in one of the account's import slots (it reads, exports and
+    imports a whole chat), its export within the account's share of the export workers."""
+    store = get_store()
+    instance_for_user(user, instance_id)
+    account = user.get_username()
+
+    def export(*, instance_id: str, session_id: str) -> bytes:
+        return session_export_apart(instance_id=instance_id, session_id=session_id,
+                                    fmt="jsonl", character=None, account=account)[0]
+
+    with busy_slot(store.root / "busy", account=account, action="import",
+                   slots=settings.PERSONALAB_IMPORTS_PER_ACCOUNT, what="imports"):
+        return session_regroup(store, user=user, instance_id=instance_id,
+                               session_id=session_id, export=export)

@@ -17,6 +17,7 @@ from chat import selectors
 from chat.groups.members import is_group
 from chat.import_export.chat_formats import ChatFormatError
 from chat.import_export.export_process import export_worker_warm
+from chat.import_export.exports import session_regroup_limited
 from chat.import_export.refusal_words import chat_refusal_words
 from chat.inspector.names import (
     LoreNamer,
@@ -50,7 +51,6 @@ from chat.services.errors import InstanceUpdateError
 from chat.services.generation import generation_defaults_read
 from chat.services.instance_settings import instance_background_switch, instance_update
 from chat.services.instances import instance_create, instances_visible_to
-from chat.services.session_export import session_regroup
 from chat.services.session_import import session_import
 from chat.services.sessions import session_read_repaired
 from chat.services.traces import trace_prompt_limit, trace_rebuild
@@ -382,8 +382,8 @@ def instance_regroup(request: HttpRequest, instance_id: str) -> HttpResponse:
     """An imported group chat in a new conversation with all its members; its report waits
     on that conversation's page."""
     instance_or_404(request, instance_id)
-    new_id, session_id, report = session_regroup(
-        get_store(), user=request.user, instance_id=instance_id,
+    new_id, session_id, report = session_regroup_limited(
+        request.user, instance_id=instance_id,
         session_id=request.POST.get("session_id") or "")
     request.session[import_report_key(new_id)] = {**report, "session_id": session_id}
     return redirect("instance", instance_id=new_id)

@@ -3,7 +3,7 @@ imported group chat going on as a group (export, then import into a new conversa
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Protocol
 
 from chat.groups.cards import card_join_settings
 from chat.groups.members import is_group, members_of, members_title
@@ -96,10 +96,17 @@ def _greetings_as_shown(store: FileStore, state: dict[str, Any],
     return [greeting_as_shown(line, values) if line.get("greeting") else line for line in lines]
 
 
-def session_regroup(store: FileStore, *, user, instance_id: str,
-                    session_id: str) -> tuple[str, str, dict[str, Any]]:
+class ChatExport(Protocol):
+    """A session as SillyTavern JSONL (chat/import_export/exports.py passes the export workers)."""
+
+    def __call__(self, *, instance_id: str, session_id: str) -> bytes: ...
+
+
+def session_regroup(store: FileStore, *, user, instance_id: str, session_id: str,
+                    export: ChatExport | None = None) -> tuple[str, str, dict[str, Any]]:
     """An imported group chat goes on as a group: a new conversation with every member its
     header lists (each one `user` may use), on this story's background, with this chat in it.
+    The chat is exported before the conversation is made, so a refused export leaves none.
     Returns (instance id, session id, import report)."""
     instance_for_user(user, instance_id)
     session_live_check(store, instance_id=instance_id, session_id=session_id)
@@ -113,6 +120,11 @@ def session_regroup(store: FileStore, *, user, instance_id: str,
         raise Invalid("this chat's characters are not a group of characters in "
                                     "your library" + (f" (missing: {', '.join(found.absent[:5])})"
                                                       if found.absent else ""), field="session_id")
+    if export is None:
+        data = session_export(store, instance_id=instance_id, session_id=session_id,
+                              fmt="jsonl")[0]
+    else:
+        data = export(instance_id=instance_id, session_id=session_id)
     order = group.reply_order
     new_id = instance_create(store, owner=user, character_ids=found.usable,
                              background_id=_still_usable(
@@ -123,7 +135,6 @@ def session_regroup(store: FileStore, *, user, instance_id: str,
                                  state.get("persona_id")),
                              reply_order=order if order in STRATEGIES else None,
                              card_join=group.card_join)
-    data, _ = session_export(store, instance_id=instance_id, session_id=session_id, fmt="jsonl")
     new_session_id, report = session_import(store, instance_id=new_id, data=data, new_chat=True)
     return new_id, new_session_id, report
 
