@@ -1,8 +1,8 @@
-"""Chat exports, imports and regroups, at most N at once per account: a few exports of a 100k-message
-chat each hold a worker thread for seconds, so one account may not take them all (a 429 with a
-sentence past PERSONALAB_EXPORTS_PER_ACCOUNT / PERSONALAB_IMPORTS_PER_ACCOUNT). An export runs in
-a worker process (chat/import_export/export_process.py), away from the lock other accounts'
-requests share."""
+"""Chat exports, imports and regroups, at most N at once per account: a few exports of a
+100k-message chat each hold a worker thread for seconds, so one account may not take them all (a
+429 with a sentence past PERSONALAB_EXPORTS_PER_ACCOUNT / PERSONALAB_IMPORTS_PER_ACCOUNT; a regroup
+counts as an import). An export runs in a worker process (chat/import_export/export_process.py),
+away from the lock other accounts' requests share."""
 
 from __future__ import annotations
 
