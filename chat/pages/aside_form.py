@@ -18,6 +18,7 @@ from django.utils.translation import gettext
 from django.views.decorators.http import require_POST
 
 from chat.live.refusal_words import refusal_read
+from chat.pages.draft_bound import draft_bounded
 from chat.pages.instance_access import instance_or_404_async
 from chat.play.aside import aside_run
 from personalab.lib.errors import AppError
@@ -51,7 +52,7 @@ async def instance_aside(request: HttpRequest, instance_id: str) -> HttpResponse
                                  emit=_async_noop)
     except AppError as exc:
         messages.error(request, refusal_read(exc))
-        shown["draft"] = text
+        shown["draft"] = draft_bounded(text)
     else:
         if not result.kept:
             shown["lines"] = [{"role": "user", "content": text},

@@ -24,6 +24,7 @@ from chat import selectors
 from chat.history_manager import base as history_base
 from chat.history_manager import edits as history
 from chat.history_manager import reads as history_read
+from chat.pages.draft_bound import draft_bounded
 from chat.pages.instance_access import instance_or_404
 from chat.services.index import instance_index
 from chat.templatetags.sessions import session_label
@@ -91,7 +92,7 @@ def _edit_kept(request: HttpRequest, instance, instance_id: str,
                                    _number(form, "index"))
     except AppError:
         return None
-    context["row"] = {**context["row"], "content": form.get("text", "")}
+    context["row"] = {**context["row"], "content": draft_bounded(form.get("text", ""))}
     messages.error(request, error_read(refusal))
     return render(request, "chat/message_actions.html", context, status=refusal.status)
 

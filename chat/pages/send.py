@@ -3,7 +3,7 @@ box (and the member's button) posts here when no script took it (with one, the p
 its WebSocket and never posts). The same turn as the socket's (`conversation_turn`,
 `redo_run`), told to the chat's other open pages as it goes; the reply is whole when the page
 comes back, at the turn's first reply, with what the turn warned. A refused line goes back
-into the box, said in the reader's language.
+into the box (up to 4 × the longest message), said in the reader's language.
 """
 
 from __future__ import annotations
@@ -23,6 +23,7 @@ from chat import selectors
 from chat.groups.round import conversation_turn, round_done_event
 from chat.live.followers import emit_published
 from chat.live.refusal_words import refusal_read, warning_said
+from chat.pages.draft_bound import draft_bounded
 from chat.pages.instance_access import instance_or_404_async
 from chat.play.redo import redo_run
 from chat.services.sessions import session_read_repaired
@@ -40,7 +41,7 @@ def draft_take(request: HttpRequest, instance_id: str) -> str:
     """The line this chat's last no-script send was refused with, once."""
     draft = request.session.pop(DRAFT, None)
     if isinstance(draft, dict) and draft.get("instance_id") == instance_id:
-        return str(draft.get("text") or "")
+        return draft_bounded(str(draft.get("text") or ""))
     return ""
 
 
@@ -67,7 +68,8 @@ async def instance_send(request: HttpRequest, instance_id: str) -> HttpResponse:
     except AppError as exc:
         messages.error(request, refusal_read(exc))
         if text.strip():
-            await request.session.aset(DRAFT, {"instance_id": instance_id, "text": text})
+            await request.session.aset(DRAFT, {"instance_id": instance_id,
+                                               "text": draft_bounded(text)})
         return redirect("instance", instance_id=instance_id)
     for warning in map(warning_said, warnings):
         messages.warning(request, " ".join(str(warning.get(part) or "") for part in (

@@ -72,3 +72,15 @@ def test_another_accounts_chat_takes_no_aside(client, bob, instance, use_stub):
     client.force_login(bob)
     answer = client.post(f"/instances/{instance}/aside", {"content": "hello"})
     assert answer.status_code == 404 and use_stub.requests == []
+
+
+def test_an_enormous_refused_aside_comes_back_cut_to_four_times_the_limit(
+        alice_client, store, instance, settings, use_stub):
+    settings.PERSONALAB_MAX_MESSAGE_CHARS = 10
+    form = _aside_form(alice_client, instance)
+    enormous = "问" * 1_000_000
+    done = alice_client.post(form["url"], {**form["fields"], "content": enormous})
+    assert done.status_code == 302 and use_stub.requests == []
+    assert alice_client.session["aside_shown"]["draft"] == "问" * 40
+    page = alice_client.get(done["Location"]).content.decode()
+    assert f">{'问' * 40}</textarea>" in _panel(page) and "问" * 41 not in page

@@ -163,3 +163,15 @@ def test_an_edit_refused_without_a_script_keeps_what_was_typed(alice_client, sto
         "text": "my <long> rewrite"})
     assert done.status_code == 302
     assert _lines(store, instance)[int(edit["fields"]["index"])]["content"] == "my <long> rewrite"
+
+
+def test_an_enormous_refused_edit_comes_back_cut_to_four_times_the_limit(
+        alice_client, store, instance, settings):
+    """A 2 MB edit was drawn back whole into the page (red team, twelfth pass)."""
+    settings.PERSONALAB_MAX_MESSAGE_CHARS = 10
+    chat_lines_append(store, instance, 2)
+    edit = _form(_message_page(alice_client, instance, "answer 1"), "edit")
+    refused = alice_client.post(edit["url"], {**edit["fields"], "text": "x" * 2_000_000})
+    assert refused.status_code == 413
+    assert _form(refused.content.decode(), "edit")["fields"]["text"] == "x" * 40
+    assert len(refused.content) < 100_000

@@ -131,3 +131,21 @@ def test_a_tampered_answer_now_is_refused_in_the_readers_language(alice_client, 
     assert refused.status_code == 200 and "use 1-64 characters" not in page
     assert "发言的角色 &#x27;../其他&#x27; 无效" in page
     assert len(store.session_read(group, "sess_001").lines) == 1
+
+
+def test_an_enormous_refused_line_comes_back_cut_to_four_times_the_limit(
+        alice_client, store, instance, settings):
+    """A 2 MB line was kept whole in the login's session and drawn into the page (red team,
+    twelfth pass): what comes back is the line up to 4 × the longest message."""
+    settings.PERSONALAB_MAX_MESSAGE_CHARS = 50
+    form = _send_form(alice_client, instance)
+    enormous = "".join(f"{n:07d}" for n in range(300_000))  # 2.1 MB
+    answer = alice_client.post(form["url"], {**form["fields"], "content": enormous,
+                                             "action": "send"})
+    assert answer.status_code == 302 and _lines(store, instance) == []
+    kept = alice_client.session["send_draft"]["text"]
+    assert kept == enormous[:200]
+    page = alice_client.get(answer["Location"]).content.decode()
+    assert len(page) < 100_000
+    again, = [f for f in page_forms(page) if f["url"] == form["url"]]
+    assert again["fields"]["content"] == enormous[:200]
