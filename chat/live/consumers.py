@@ -22,7 +22,13 @@ from django.utils import translation
 
 from chat.groups.round import conversation_turn, round_done_event
 from chat.live.followers import FollowCursor, emit_published, group_name, streaming_snapshot
-from chat.live.frame_checks import ActionWindow, frame_refused
+from chat.live.frame_checks import (
+    THROTTLED_MESSAGE,
+    ActionWindow,
+    FrameBudget,
+    frame_budget_new,
+    frame_refused,
+)
 from chat.live.refusal_words import event_said
 from chat.play.aside import aside_run
 from chat.play.impersonate import impersonate_run
@@ -46,6 +52,8 @@ SIGNED_OUT_CLOSE = 4401
 TOO_MANY_CLOSE = 4429
 # Open chat sockets per account in this process (PERSONALAB_SOCKETS_PER_ACCOUNT).
 _open_sockets: Counter[int] = Counter()
+# What each account's open sockets in this process sent lately (chat/live/frame_checks.py).
+_frame_budgets: dict[int, FrameBudget] = {}
 
 
 def scope_language(scope: dict) -> str:
@@ -59,6 +67,16 @@ def scope_language(scope: dict) -> str:
 def _follow_failure_logged(task: asyncio.Task) -> None:
     if not task.cancelled() and task.exception() is not None:  # the chat goes on without it
         log.error("the index could not follow the chat's files", exc_info=task.exception())
+
+
+def _account_frames(account: int) -> FrameBudget:
+    """The account's frame budget in this process. Kept when its last socket closes (a socket
+    closed for its flood and opened again starts no new budget), forgotten once idle."""
+    if len(_frame_budgets) > 2 * len(_open_sockets) + 100:
+        for idle in [k for k, budget in _frame_budgets.items()
+                     if k not in _open_sockets and budget.idle()]:
+            del _frame_budgets[idle]
+    return _frame_budgets.setdefault(account, frame_budget_new())
 
 
 class ChatConsumer(AsyncJsonWebsocketConsumer):
@@ -81,6 +99,7 @@ class ChatConsumer(AsyncJsonWebsocketConsumer):
         self.stop_event = asyncio.Event()
         self.files_following: asyncio.Task | None = None
         self.actions = ActionWindow(settings.PERSONALAB_SOCKET_ACTIONS_PER_MINUTE)
+        self.frames = frame_budget_new()
         user = self.scope.get("user")
         if user is None or not user.is_authenticated:
             await self.close(code=4404)
@@ -93,6 +112,7 @@ class ChatConsumer(AsyncJsonWebsocketConsumer):
             return
         _open_sockets[user.pk] += 1
         self.counted = user.pk
+        self.frames = _account_frames(user.pk)
         await self.accept()
         await self._follow()
         # Whatever the files hold and the index missed is indexed before this socket's next
@@ -181,6 +201,13 @@ class ChatConsumer(AsyncJsonWebsocketConsumer):
         await self.close(code=SIGNED_OUT_CLOSE)
 
     async def receive(self, text_data=None, bytes_data=None, **kwargs) -> None:
+        if not self.frames.admit(len(text_data if text_data is not None else bytes_data or b"")):
+            # Closed, not answered frame by frame: each frame of a flood costs the shared loop
+            # even unread. The page reconnects; its account's budget frees as the window moves.
+            await self._error(THROTTLED_MESSAGE, code="throttled")
+            self.closed = True
+            await self.close(code=TOO_MANY_CLOSE)
+            return
         if text_data is None or len(text_data) > MAX_FRAME_CHARS:
             await self._error("frames must be JSON text of at most 256 KB", code="bad_frame")
             return

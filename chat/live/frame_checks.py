@@ -73,3 +73,42 @@ def frame_refused(kind: str, content: dict[str, Any], *, busy: bool,
     if not actions.admit():
         return refusal_event(kind, THROTTLED_MESSAGE, "throttled")
     return None
+
+
+# What one account's sockets in this process may send in any FRAME_WINDOW_SECONDS, counted
+# before a frame is parsed. Each frame of up to 1 MB cost the event loop every account shares
+# ~20 ms to unmask and check and up to ~20 ms more to parse as JSON (60,000 numbers), and none
+# but the acting ones were counted: one client's flood of pings or malformed frames held every
+# other account's sockets and pages (red team, twelfth pass). The page sends a frame per click.
+FRAME_WINDOW_SECONDS = 10.0
+FRAMES_PER_WINDOW = 300
+FRAME_CHARS_PER_WINDOW = 2_000_000
+
+
+class FrameBudget:
+    """At most `frames` frames and `chars` characters in any `seconds`."""
+
+    def __init__(self, *, frames: int, chars: int, seconds: float) -> None:
+        self.frames, self.chars, self.seconds = frames, chars, seconds
+        self.taken: deque[tuple[float, int]] = deque()
+        self.chars_taken = 0
+
+    def admit(self, size: int, now: float | None = None) -> bool:
+        now = time.monotonic() if now is None else now
+        while self.taken and now - self.taken[0][0] >= self.seconds:
+            self.chars_taken -= self.taken.popleft()[1]
+        if len(self.taken) >= self.frames or self.chars_taken + size > self.chars:
+            return False
+        self.taken.append((now, size))
+        self.chars_taken += size
+        return True
+
+    def idle(self, now: float | None = None) -> bool:
+        """Nothing sent within the window."""
+        now = time.monotonic() if now is None else now
+        return not self.taken or now - self.taken[-1][0] >= self.seconds
+
+
+def frame_budget_new() -> FrameBudget:
+    return FrameBudget(frames=FRAMES_PER_WINDOW, chars=FRAME_CHARS_PER_WINDOW,
+                       seconds=FRAME_WINDOW_SECONDS)

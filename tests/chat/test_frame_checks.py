@@ -7,10 +7,26 @@ from __future__ import annotations
 
 import pytest
 
+from asgiref.sync import sync_to_async
+
+from chat.live import consumers, frame_checks
 from chat.live.consumers import ChatConsumer
-from chat.live.frame_checks import ACTION_WINDOW_SECONDS, ActionWindow
+from chat.live.frame_checks import ACTION_WINDOW_SECONDS, ActionWindow, FrameBudget
+from chat.services.instances import instance_create
+from library.character_services import character_save
 from tests.socket_tabs import events_until_done, tab_connect
 from tests.stub_llm import Reply
+
+
+async def bob_instance(bob) -> str:
+    def made():
+        from personalab.storage import get_store
+
+        store = get_store()
+        pell = character_save(store, user=bob, character_id=None, data={
+            "name": "Pell", "base_persona": "A ferryman.", "visibility": "private"})
+        return instance_create(store, owner=bob, character_id=pell)
+    return await sync_to_async(made)()
 
 
 def test_an_action_window_admits_its_limit_then_one_more_as_each_leaves_it():
@@ -74,4 +90,61 @@ async def test_a_socket_past_its_actions_a_minute_is_refused_in_its_language_and
     assert (await tab.receive_json_from(timeout=5))["code"] == "throttled"
     await tab.send_json_to({"type": "ping"})
     assert (await tab.receive_json_from(timeout=5))["type"] == "pong"
+    await tab.disconnect()
+
+
+def test_a_frame_budget_counts_frames_and_characters_in_its_window():
+    budget = FrameBudget(frames=3, chars=100, seconds=10.0)
+    assert budget.admit(60, now=0.0) and budget.admit(30, now=1.0)
+    assert not budget.admit(11, now=2.0)  # 101 characters
+    assert budget.admit(10, now=2.0)
+    assert not budget.admit(0, now=3.0)  # a fourth frame
+    assert budget.admit(60, now=10.0) and not budget.idle(now=19.0) and budget.idle(now=22.0)
+
+
+@pytest.mark.django_db(transaction=True)
+async def test_a_flood_of_frames_closes_the_accounts_sockets_unparsed_and_others_go_on(
+        alice, bob, instance, monkeypatch):
+    """Pings and malformed frames were never counted: each 1 MB frame cost the shared event
+    loop tens of ms (red team, twelfth pass)."""
+    monkeypatch.setattr(frame_checks, "FRAMES_PER_WINDOW", 5)
+    monkeypatch.setattr(frame_checks, "FRAME_CHARS_PER_WINDOW", 10_000)
+    monkeypatch.setattr(consumers, "_frame_budgets", {})
+    parsed = []
+    real_loads = consumers.json_loads
+    monkeypatch.setattr(consumers, "json_loads", lambda text: parsed.append(1) or real_loads(text))
+    bobs = await bob_instance(bob)
+    bob_tab, connected = await tab_connect(bob, bobs)
+    assert connected
+    tab, _ = await tab_connect(alice, instance)
+    for _ in range(4):
+        await tab.send_to(text_data='{"type": "ping"}')
+        assert (await tab.receive_json_from(timeout=5))["type"] == "pong"
+    await tab.send_to(text_data="[" * 9_000)  # the fifth frame: still read, and refused
+    assert (await tab.receive_json_from(timeout=5))["code"] == "bad_json"
+    await tab.send_to(text_data='{"type": "ping"}')
+    refusal = await tab.receive_json_from(timeout=5)
+    assert (refusal["type"], refusal["code"]) == ("error", "throttled")
+    assert (await tab.receive_output(timeout=5))["code"] == consumers.TOO_MANY_CLOSE
+    assert len(parsed) == 5
+    again, connected = await tab_connect(alice, instance)  # a new tab: the same budget
+    assert connected
+    await again.send_to(text_data='{"type": "ping"}')
+    assert (await again.receive_json_from(timeout=5))["code"] == "throttled"
+    await bob_tab.send_to(text_data='{"type": "ping"}')
+    assert (await bob_tab.receive_json_from(timeout=5))["type"] == "pong"
+    for socket in (tab, again, bob_tab):
+        await socket.disconnect()
+
+
+@pytest.mark.django_db(transaction=True)
+async def test_a_large_frame_counts_its_characters(alice, instance, monkeypatch):
+    monkeypatch.setattr(frame_checks, "FRAME_CHARS_PER_WINDOW", 300_000)
+    monkeypatch.setattr(consumers, "_frame_budgets", {})
+    tab, _ = await tab_connect(alice, instance)
+    big = '{"type": "ping", "pad": "' + "x" * 200_000 + '"}'
+    await tab.send_to(text_data=big)
+    assert (await tab.receive_json_from(timeout=5))["type"] == "pong"
+    await tab.send_to(text_data=big)
+    assert (await tab.receive_json_from(timeout=5))["code"] == "throttled"
     await tab.disconnect()
