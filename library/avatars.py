@@ -1,9 +1,12 @@
 """Avatar pictures kept as they came (PNG, JPEG, GIF or WebP, recognised by their bytes, never
-decoded): a character's or persona's folder holds at most one `avatar.<kind>`. Framework-free."""
+decoded) but for their metadata (library/picture_metadata.py): a character's or persona's folder
+holds at most one `avatar.<kind>`. Framework-free."""
 
 from __future__ import annotations
 
 from pathlib import Path
+
+from library.picture_metadata import picture_metadata_stripped
 
 CONTENT_TYPES = {"png": "image/png", "jpg": "image/jpeg", "gif": "image/gif",
                  "webp": "image/webp"}
@@ -40,11 +43,11 @@ def avatar_file(folder: Path) -> Path | None:
 
 
 def avatar_write(folder: Path, data: bytes, kind: str) -> str:
-    """Replace the folder's avatar; the file's name."""
+    """Replace the folder's avatar, without its metadata; the file's name."""
     for old in folder.glob("avatar.*"):
         old.unlink()
     name = f"avatar.{kind}"
-    (folder / name).write_bytes(data)
+    (folder / name).write_bytes(picture_metadata_stripped(data, kind))
     return name
 
 
