@@ -5,9 +5,9 @@ was kept as it came: a phone photo's EXIF (where and when it was taken, the came
 PNG's text chunks, XMP, comments (red team, twelfth pass). The page's cropper sends a canvas's
 new file, without them; an upload without a script, through the API or inside a card did not.
 Left out: JPEG APP1 (EXIF, XMP), APP3-APP13 and APP15 and comments (an EXIF orientation is put
-back alone, so a photo stands as taken); PNG tEXt, zTXt, iTXt and eXIf chunks; WebP EXIF and XMP
-chunks. A file that cannot be read to its end this way is kept as it came (bounded at 2 MB).
-GIF is kept as it came. Framework-free."""
+back alone, so a photo stands as taken); PNG ancillary chunks but those that change how it looks
+(text, EXIF, time and private chunks go); WebP EXIF and XMP chunks. A file that cannot be read
+to its end this way is kept as it came; so is a GIF. Framework-free."""
 
 from __future__ import annotations
 
@@ -15,7 +15,10 @@ import struct
 
 from library.card_formats.png import png_build, png_chunks
 
-PNG_DROPPED = {b"tEXt", b"zTXt", b"iTXt", b"eXIf"}
+# The ancillary PNG chunks that change how the picture looks (colour, transparency, the
+# animation of an APNG); the others (text, EXIF, time, private ones of any size) only ride along.
+PNG_ANCILLARY_KEPT = {b"tRNS", b"gAMA", b"cHRM", b"sRGB", b"iCCP", b"sBIT", b"pHYs", b"bKGD",
+                      b"acTL", b"fcTL", b"fdAT", b"cICP", b"mDCV", b"cLLI", b"sPLT", b"hIST"}
 # APP0 (JFIF), APP2 (ICC colour profile) and APP14 (Adobe colour transform) change how the
 # picture looks; the other application segments and comments only describe it.
 JPEG_KEPT_APPS = {0xE0, 0xE2, 0xEE}
@@ -35,7 +38,8 @@ def picture_metadata_stripped(data: bytes, kind: str) -> bytes:
 
 def _png(data: bytes) -> bytes:
     chunks = png_chunks(data)  # raises CardError (a ValueError) on a damaged file
-    return png_build([(k, body) for k, body in chunks if k not in PNG_DROPPED])
+    return png_build([(k, body) for k, body in chunks
+                      if k[:1].isupper() or k in PNG_ANCILLARY_KEPT])
 
 
 def _jpeg(data: bytes) -> bytes:

@@ -47,8 +47,11 @@ def test_a_jpeg_keeps_its_picture_and_orientation_and_loses_the_rest():
 
 def test_a_png_loses_its_text_chunks_and_a_webp_its_exif_and_xmp():
     png = tiny_png(chunk(b"tEXt", b"Comment\x00" + SECRET), chunk(b"iTXt", b"XML:com.adobe.xmp"
-                   b"\x00\x00\x00\x00\x00" + SECRET), chunk(b"eXIf", _exif(1)[6:]))
+                   b"\x00\x00\x00\x00\x00" + SECRET), chunk(b"eXIf", _exif(1)[6:]),
+                   chunk(b"prVt", SECRET * 1000))
     assert picture_metadata_stripped(png, "png") == tiny_png()
+    looks = tiny_png(chunk(b"gAMA", struct.pack(">I", 45455)), chunk(b"acTL", bytes(8)))
+    assert picture_metadata_stripped(looks, "png") == looks
     vp8x = b"VP8X" + struct.pack("<I", 10) + bytes([0x0C]) + bytes(9)
     picture = b"VP8L" + struct.pack("<I", 5) + b"\x2f\x00\x00\x00\x00\x00"  # padded to even
     exif = b"EXIF" + struct.pack("<I", len(SECRET)) + SECRET + b"\x00" * (len(SECRET) & 1)
