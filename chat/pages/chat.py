@@ -17,7 +17,7 @@ from chat import selectors
 from chat.groups.members import is_group
 from chat.import_export.chat_formats import ChatFormatError
 from chat.import_export.export_process import export_worker_warm
-from chat.import_export.exports import session_regroup_limited
+from chat.import_export.exports import session_import_limited, session_regroup_limited
 from chat.import_export.refusal_words import chat_refusal_words
 from chat.inspector.names import (
     LoreNamer,
@@ -51,7 +51,6 @@ from chat.services.errors import InstanceUpdateError
 from chat.services.generation import generation_defaults_read
 from chat.services.instance_settings import instance_background_switch, instance_update
 from chat.services.instances import instance_create, instances_visible_to
-from chat.services.session_import import session_import
 from chat.services.sessions import session_read_repaired
 from chat.services.traces import trace_prompt_limit, trace_rebuild
 from director.services import director_status
@@ -72,7 +71,14 @@ from library.selectors import (
 from library.start_kept import start_choices_keep, start_choices_taken, start_ids_kept
 from memory.authors_note import NOTE_ROLES, authors_note_save
 from personalab.lib.config_schema import digits_int
-from personalab.lib.errors import AppError, Forbidden, LimitReached, error_read, errors_back_to
+from personalab.lib.errors import (
+    AppError,
+    Busy,
+    Forbidden,
+    LimitReached,
+    error_read,
+    errors_back_to,
+)
 from personalab.lib.filestore.store import FileStore
 from personalab.lib.letter_colours import letter_class
 from personalab.lib.lines import display_depths
@@ -365,13 +371,14 @@ def instance_import_chat(request: HttpRequest, instance_id: str) -> HttpResponse
             raise ChatFormatError("choose a chat file (.jsonl, or Agnai or RisuAI .json)")
         if upload.size > CHAT_IMPORT_MAX_BYTES:
             raise ChatFormatError("the chat file is larger than 10 MB")
-        session_id, report = session_import(get_store(), instance_id=instance_id,
-                                            data=upload.read())
+        # In one of the account's import slots, as the API's import (red team, twelfth pass).
+        session_id, report = session_import_limited(request.user, instance_id=instance_id,
+                                                    data=upload.read())
         request.session[import_report_key(instance_id)] = {**report, "session_id": session_id}
-    except (ChatFormatError, InstanceBusy, StoreError, LimitReached) as exc:
+    except (ChatFormatError, InstanceBusy, StoreError, LimitReached, Busy) as exc:
         messages.error(request, gettext("The chat was not imported: %(error)s") % {
             "error": error_words(exc) if isinstance(exc, LimitReached)
-            else chat_refusal_words(str(exc))})
+            else error_read(exc) if isinstance(exc, Busy) else chat_refusal_words(str(exc))})
     return redirect("instance", instance_id=instance_id)
 
 

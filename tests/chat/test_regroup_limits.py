@@ -14,6 +14,7 @@ from django.test import Client
 from chat.import_export import exports
 from chat.services.instances import instance_create
 from library.character_services import character_save
+from personalab.lib.busy import busy_slot
 
 pytestmark = pytest.mark.django_db(transaction=True)
 
@@ -81,3 +82,28 @@ def test_a_second_regroup_of_an_account_waits_for_its_import_slot_and_others_go_
     assert accounts == ["alice", "bob"]  # each export within its own account's share
     again = alice_client.post(f"/api/v1/instances/{solo}/sessions/{session_id}/regroup")
     assert again.status_code == 201, again.content
+
+
+def test_the_chat_pages_import_takes_one_of_the_accounts_import_slots(
+        alice_client, store, alice, character, bob_chat, settings):
+    """The page's "Import a chat" into this conversation read and wrote the whole file outside
+    the import slots the API's import holds (red team, twelfth pass)."""
+    settings.PERSONALAB_IMPORTS_PER_ACCOUNT = 1
+    solo = instance_create(store, owner=alice, character_id=character)
+    body = (json.dumps({"user_name": "You", "character_name": "Alserqi"}) + "\n"
+            + json.dumps({"name": "Alserqi", "is_user": False, "mes": "Hello."}) + "\n").encode()
+    before = store.instance_state_read(solo)["current_session_id"]
+    with busy_slot(store.root / "busy", account="alice", action="import", slots=1, what="x"):
+        page = alice_client.post(f"/instances/{solo}/import_chat",
+                                 {"file": SimpleUploadedFile("c.jsonl", body)}, follow=True,
+                                 HTTP_ACCEPT_LANGUAGE="zh-hans")
+        assert "个导入在进行" in page.content.decode()
+        assert store.instance_state_read(solo)["current_session_id"] == before
+        bob_client, bob_solo, _ = bob_chat
+        bobs = store.instance_state_read(bob_solo)["current_session_id"]
+        bob_client.post(f"/instances/{bob_solo}/import_chat",
+                        {"file": SimpleUploadedFile("c.jsonl", body)})
+        assert store.instance_state_read(bob_solo)["current_session_id"] != bobs
+    alice_client.post(f"/instances/{solo}/import_chat",
+                      {"file": SimpleUploadedFile("c.jsonl", body)})
+    assert store.instance_state_read(solo)["current_session_id"] != before
