@@ -43,6 +43,8 @@ def _png(data: bytes) -> bytes:
 
 
 def _jpeg(data: bytes) -> bytes:
+    """The segments that draw the picture, to its end (EOI): what follows it, such as a phone's
+    second picture (MPF) with an EXIF of its own, goes too."""
     kept, at = [data[:2]], 2
     while True:
         if data[at] != 0xFF:
@@ -61,9 +63,11 @@ def _jpeg(data: bytes) -> bytes:
         segment = data[at:at + 2 + length]
         if length < 2 or len(segment) < 2 + length:
             raise ValueError("a JPEG segment runs past the end")
-        if marker == 0xDA:  # the picture's data follows, to the end of the file
-            kept.append(data[at:])
-            return b"".join(kept)
+        if marker == 0xDA:  # a scan: its coded data runs to the next marker
+            end = _scan_end(data, at + 2 + length)
+            kept.append(data[at:end])
+            at = end
+            continue
         if marker == 0xE1:
             orientation = _exif_orientation(segment[4:])
             if orientation is not None:
@@ -71,6 +75,17 @@ def _jpeg(data: bytes) -> bytes:
         elif not (0xE0 <= marker <= 0xEF or marker == 0xFE) or marker in JPEG_KEPT_APPS:
             kept.append(segment)
         at += 2 + length
+
+
+def _scan_end(data: bytes, at: int) -> int:
+    """Where a scan's coded data ends: the first 0xFF that is neither a stuffed 0xFF (FF 00)
+    nor a restart marker (FF D0-D7)."""
+    while True:
+        at = data.index(b"\xff", at)  # ValueError: the file ends inside the scan
+        following = data[at + 1]
+        if following != 0x00 and not 0xD0 <= following <= 0xD7:
+            return at
+        at += 2
 
 
 def _exif_orientation(payload: bytes) -> int | None:

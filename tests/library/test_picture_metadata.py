@@ -61,6 +61,14 @@ def test_a_png_loses_its_text_chunks_and_a_webp_its_exif_and_xmp():
     assert kept == b"RIFF" + struct.pack("<I", 4 + 18 + 14) + b"WEBP" + flagless + picture
 
 
+def test_a_jpeg_ends_at_its_end_and_its_scans_are_kept_whole():
+    """A phone's second picture after the first one's end carried an EXIF of its own."""
+    progressive = JPEG[:-2] + _segment(0xC4, b"\x10" + bytes(16)) + SCAN
+    kept = picture_metadata_stripped(progressive + b"\xff\xd8" + _segment(0xE1, _exif(1)), "jpg")
+    assert SECRET not in kept and kept.endswith(JPEG[-len(SCAN):-2] + _segment(
+        0xC4, b"\x10" + bytes(16)) + SCAN)
+
+
 def test_a_damaged_file_is_kept_as_it_came():
     assert picture_metadata_stripped(JPEG[:30], "jpg") == JPEG[:30]
     assert picture_metadata_stripped(tiny_png()[:-3], "png") == tiny_png()[:-3]
