@@ -31,6 +31,7 @@ SENTENCES = (
     gettext_noop("must be at most %(limit)s characters"),
     gettext_noop("at most %(limit)s characters"), gettext_noop("at most %(count)s entries"),
     gettext_noop("at most %(count)s scripts"), gettext_noop("at least %(count)s"),
+    gettext_noop("at most %(limit)s characters in all"),
     gettext_noop("must be one of: %(choices)s"), gettext_noop("must be one of %(choices)s"),
     gettext_noop("must be an http:// or https:// URL"),
     gettext_noop("uid %(uid)s is used by another entry"),

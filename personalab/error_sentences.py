@@ -231,6 +231,8 @@ SENTENCES = (
     gettext_noop("lorebook_ids: no lorebook '%(id)s'"),
     gettext_noop("%(field)s must be a list of regex scripts"),
     gettext_noop("%(field)s: at most %(count)s scripts"),
+    gettext_noop("regex_scripts: at most %(limit)s characters of scripts are kept for one "
+                 "account; these come to %(length)s"),
     gettext_noop("the %(kind)s was not changed: a chat of another account that uses it could not "
                  "keep its copy (%(detail)s); nothing was changed, try again later"),
     gettext_noop("the %(kind)s was saved elsewhere since this editor opened it"),

@@ -14,11 +14,17 @@ import json
 from collections.abc import Mapping
 from typing import Any
 
+from library.errors import LibraryError
 from library.find_replace.scripts import card_scripts, scripts_checked
 from personalab.lib.filestore.store import FileStore
 
 MODULE = "regex_scripts"
 ALLOWED = "allowed_cards"  # {username: {character_id: fingerprint of the scripts allowed}}
+# One account's scripts as stored, in characters. The file holds every account's and is read
+# whole by every turn and chat page of every account: 12 MB of one account's scripts (200 of
+# them, any keys they carry kept) slowed all, and past 50 MB the file read as empty for all,
+# the next save writing everyone's scripts away (red team, twelfth pass).
+ACCOUNT_SCRIPTS_MAX_CHARS = 1_000_000
 
 
 def regex_scripts_account_read(store: FileStore, *, username: str | None) -> list[dict[str, Any]]:
@@ -32,6 +38,12 @@ def regex_scripts_account_save(store: FileStore, *, user, scripts: Any) -> list[
     """Replace the account's scripts with `scripts`, each checked first (LibraryError with a
     sentence beside each field that cannot be used; nothing is written then)."""
     checked = scripts_checked(scripts)
+    size = len(json.dumps(checked, ensure_ascii=False, separators=(",", ":")))
+    if size > ACCOUNT_SCRIPTS_MAX_CHARS:
+        raise LibraryError(f"regex_scripts: at most {ACCOUNT_SCRIPTS_MAX_CHARS:,} characters of "
+                           f"scripts are kept for one account; these come to {size:,}",
+                           {"regex_scripts": f"at most {ACCOUNT_SCRIPTS_MAX_CHARS:,} characters "
+                                             "in all"})
 
     def saved(module: dict[str, Any]) -> dict[str, Any]:
         accounts = module.get("accounts") if isinstance(module.get("accounts"), dict) else {}
