@@ -62,6 +62,12 @@ from personalab.lib.trace_pack import trace_packed, trace_unpacked
 InstanceLock = FlockLock  # the name older code imports
 
 
+def _module_merged(module: str, stored: Any) -> dict[str, Any]:
+    """A module's settings: what is stored over its defaults (the defaults when none are)."""
+    defaults = DEFAULT_MODULES.get(module, {})
+    return deep_merge(defaults, stored) if isinstance(stored, dict) else copy.deepcopy(defaults)
+
+
 class FileStore(SessionFiles):
     def __init__(self, root: Path | str, *, lock_factory: LockFactory = flock_factory):
         self.root = Path(root)
@@ -160,12 +166,11 @@ class FileStore(SessionFiles):
         write_json_atomic(self.config_path, config)
 
     def module_read(self, module: str) -> dict[str, Any]:
-        defaults = DEFAULT_MODULES.get(module, {})
         try:
             stored = read_json(self.module_path(module), what=f"modules/{module}.json")
         except StoreError:
-            return copy.deepcopy(defaults)
-        return deep_merge(defaults, stored) if isinstance(stored, dict) else copy.deepcopy(defaults)
+            stored = None
+        return _module_merged(module, stored)
 
     def module_write(self, module: str, settings: dict[str, Any]) -> None:
         write_json_atomic(self.module_path(module), settings)
@@ -175,11 +180,19 @@ class FileStore(SessionFiles):
         """Read the module, apply `change` (the new settings, or None to write nothing) and
         write it, under the module's lock: a file shared by all accounts (their defaults,
         allow lists) is read and written whole, so two saves at the same moment would
-        otherwise each write over the other's. Returns the settings as they now are."""
+        otherwise each write over the other's. A file that cannot be read is never written
+        over (CorruptFile). Returns the settings as they now are."""
         path = self.module_path(module)
         lock = self.lock_factory(path.with_name(f".{path.stem}.lock"), f"module-{path.stem}")
         with lock.acquire(blocking=True):
-            current = self.module_read(module)
+            # A file there that cannot be read (damaged, past 50 MB) raises CorruptFile: read
+            # as the defaults, it was written over with them and one account's change,
+            # every other account's part gone.
+            try:
+                stored = read_json(path, what=f"modules/{module}.json")
+            except MissingFile:
+                stored = None
+            current = _module_merged(module, stored)
             updated = change(current)
             if updated is None:
                 return current
