@@ -233,6 +233,8 @@ SENTENCES = (
     gettext_noop("%(field)s: at most %(count)s scripts"),
     gettext_noop("regex_scripts: at most %(limit)s characters of scripts are kept for one "
                  "account; these come to %(length)s"),
+    gettext_noop("at most %(limit)s characters of prompts and scripts are kept as an account's "
+                 "default; these come to %(length)s"),
     gettext_noop("the %(kind)s was not changed: a chat of another account that uses it could not "
                  "keep its copy (%(detail)s); nothing was changed, try again later"),
     gettext_noop("the %(kind)s was saved elsewhere since this editor opened it"),

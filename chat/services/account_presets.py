@@ -6,6 +6,7 @@ Kept in data/modules/prompt_presets.json by account, as generation defaults are.
 from __future__ import annotations
 
 import copy
+import json
 from collections.abc import Callable
 from typing import Any
 
@@ -17,9 +18,13 @@ from chat.services.presets import (
     preset_of,
     preset_sampling,
 )
+from personalab.lib.errors import Invalid
 from personalab.lib.filestore.store import FileStore
 
 MODULE = "prompt_presets"
+# One account's manager as stored, in characters: one file holds every account's, read whole,
+# and past 50 MB it read as empty for all (red team, twelfth pass).
+ACCOUNT_MANAGER_MAX_CHARS = 2_000_000
 
 
 def _stored(store: FileStore, username: str | None) -> dict[str, Any] | None:
@@ -41,11 +46,20 @@ def _write(store: FileStore, *, username: str,
         manager = change(manager_shown(found if isinstance(found, dict) else None))
         if manager is None:
             return None
+        _room_check(manager)
         result.update(manager)
         return {**module, "accounts": {**accounts, username: manager}}
 
     store.module_update(MODULE, written)
     return result
+
+
+def _room_check(manager: dict[str, Any]) -> None:
+    size = len(json.dumps(manager, ensure_ascii=False, separators=(",", ":")))
+    if size > ACCOUNT_MANAGER_MAX_CHARS:
+        raise Invalid(f"at most {ACCOUNT_MANAGER_MAX_CHARS:,} characters of prompts and scripts "
+                      f"are kept as an account's default; these come to {size:,}",
+                      field="blocks")
 
 
 def account_prompt_manager_read(store: FileStore, *, user) -> dict[str, Any]:

@@ -1,0 +1,34 @@
+"""An account's default prompt manager shares one file with every other account's: at most
+ACCOUNT_MANAGER_MAX_CHARS of it are kept, so no account grows the file past what reads as a
+file for everyone (red team, twelfth pass)."""
+
+from __future__ import annotations
+
+import pytest
+
+from chat.services.account_presets import (
+    account_prompt_manager_read,
+    account_prompt_manager_update,
+)
+from personalab.lib.errors import Invalid
+
+pytestmark = pytest.mark.django_db
+
+
+def _scripts(count: int) -> list[dict]:
+    return [{"id": f"s{n}", "scriptName": f"swap {n}", "findRegex": "/teh/g",
+             "replaceString": "长" * 50_000, "placement": [2], "note": "x" * 50_000}
+            for n in range(count)]
+
+
+def test_an_accounts_default_past_the_room_is_refused_and_the_others_are_kept(
+        store, alice, bob):
+    account_prompt_manager_update(store, user=alice, regex_scripts=_scripts(1))
+    kept = store.module_path("prompt_presets").read_bytes()
+    with pytest.raises(Invalid) as refused:
+        account_prompt_manager_update(store, user=bob, regex_scripts=_scripts(25))
+    assert "at most 2,000,000 characters" in refused.value.message
+    assert store.module_path("prompt_presets").read_bytes() == kept
+    assert len(account_prompt_manager_read(store, user=alice)["regex_scripts"]) == 1
+    account_prompt_manager_update(store, user=bob, regex_scripts=_scripts(5))
+    assert len(account_prompt_manager_read(store, user=bob)["regex_scripts"]) == 5
