@@ -6,7 +6,6 @@ thread every page view shares (red team, 2026-12-02)."""
 from __future__ import annotations
 
 import pytest
-
 from asgiref.sync import sync_to_async
 
 from chat.live import consumers, frame_checks
