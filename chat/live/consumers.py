@@ -201,14 +201,17 @@ class ChatConsumer(AsyncJsonWebsocketConsumer):
         await self.close(code=SIGNED_OUT_CLOSE)
 
     async def receive(self, text_data=None, bytes_data=None, **kwargs) -> None:
-        if not self.frames.admit(len(text_data if text_data is not None else bytes_data or b"")):
+        size = len(text_data if text_data is not None else bytes_data or b"")
+        # An oversize frame is refused unread below: it weighs what a frame may, and the
+        # socket stays open for the player's next one.
+        if not self.frames.admit(min(size, MAX_FRAME_CHARS + 1)):
             # Closed, not answered frame by frame: each frame of a flood costs the shared loop
             # even unread. The page reconnects; its account's budget frees as the window moves.
             await self._error(THROTTLED_MESSAGE, code="throttled")
             self.closed = True
             await self.close(code=TOO_MANY_CLOSE)
             return
-        if text_data is None or len(text_data) > MAX_FRAME_CHARS:
+        if text_data is None or size > MAX_FRAME_CHARS:
             await self._error("frames must be JSON text of at most 256 KB", code="bad_frame")
             return
         try:
