@@ -242,7 +242,8 @@ class KeywordStore:
             part = cached.part
             if part.dead > max(DEAD_MAX, len(part)):  # rewritten many times: read it afresh
                 part = self._replay(db, collection)
-                self._cache[(instance_id, collection)] = _Cached(cached.generation, cached.seq, part)
+                self._cache[(instance_id, collection)] = _Cached(cached.generation, cached.seq,
+                                                                 part)
             db.execute("INSERT OR REPLACE INTO snapshots(collection, seq, part) VALUES (?,?,?)",
                        (collection, cached.seq, part.to_bytes()))
         # Entries the snapshot holds and a later entry replaces are no longer needed.
@@ -382,6 +383,31 @@ class KeywordStore:
             return set().union(*(self.part(owner, "turns").speakers
                                  for owner in dict.fromkeys(instance_ids)))
 
+    def term_counts(self, instance_ids: list[str], collections: tuple[str, ...],
+                    terms: Iterable[str]) -> dict[str, int]:
+        """How many lines of the instances' collections hold each of `terms` (tokens as
+        text_tokenize makes them; 0 for a term none holds): the words recall knows, for
+        memory/recall/typos.py."""
+        with self._lock:
+            postings = [self.part(owner, name).postings for name in collections
+                        for owner in dict.fromkeys(instance_ids)]
+            return {term: sum(len(held.get(term, ())) for held in postings) for term in terms}
+
+    def terms_like(self, instance_ids: list[str], collections: tuple[str, ...], *, first: str,
+                   lengths: range, limit: int) -> list[str]:
+        """At most `limit` of the terms of the instances' collections that start with `first`
+        and whose length is in `lengths` (a misspelt word's neighbours to compare it with)."""
+        found: dict[str, None] = {}
+        with self._lock:
+            for name in collections:
+                for owner in dict.fromkeys(instance_ids):
+                    for term in self.part(owner, name).postings:
+                        if len(term) in lengths and term.startswith(first):
+                            found[term] = None
+                            if len(found) >= limit:
+                                return list(found)
+        return list(found)
+
     def ask_shares(self, keys: list[Key]) -> dict[Key, float]:
         """The share of each document that asks (ask_share), for the `keys` the store holds."""
         wanted: dict[tuple[str, str], list[Key]] = {}
@@ -402,7 +428,8 @@ class KeywordStore:
         """BM25 scores (above zero) of the k best keyword matches of `query` among the
         documents of the instances' collections that have the `equal` metadata values, taken
         as one corpus, and of the documents `also` names; with the score of a full match."""
-        if any(key not in FILTER_KEYS or not isinstance(value, str) for key, value in equal.items()):
+        if any(key not in FILTER_KEYS or not isinstance(value, str)
+               for key, value in equal.items()):
             raise ValueError(f"keyword search cannot filter on {sorted(equal)}")
         with self._lock:
             parts = [(name, owner, self.part(owner, name)) for name in collections
