@@ -2,10 +2,12 @@
 director's fallback search (flow "容错处理RAG检索").
 
 Dense e5 similarity alone misses exact names and rare words, and keyword matching alone misses
-paraphrases, so both scores are normalised and averaged (hybrid retrieval). On English questions a second dense
-model (all-MiniLM-L6-v2, its own collection of line vectors) votes beside e5 on the dense side. The keyword side
-(BM25, a turn scored with the lines before it) lives in memory/keyword_index/bm25.py, shared through SQLite files
-updated as documents are written, so a search does not read the whole memory again.
+paraphrases, so both scores are normalised and averaged (hybrid retrieval). On English questions a
+second dense model (all-MiniLM-L6-v2, its own collection of line vectors) votes beside e5 on the
+dense side. The keyword side (BM25, a turn scored with the lines before it) lives in
+memory/keyword_index/bm25.py, shared through SQLite files updated as documents are written, so a
+search does not read the whole memory again. A misspelt word is searched corrected as well
+(memory/recall/typos.py).
 """
 
 from __future__ import annotations
@@ -39,6 +41,7 @@ from memory.recall.queries import (
     question_focus,
     questions_split,
 )
+from memory.recall.typos import typo_tolerant
 from memory.recall.unembedded import searched_as_if_stored, unembedded_score
 from memory.recall.whose import (
     asked_of_asker,
@@ -356,13 +359,14 @@ def query_user_history(user_input: str, instance_id: str, *, index: MemoryIndex,
     `related_instance_ids` the caller took from the owner's files (the speaker's other
     conversations), nothing else. `now` is the day the question is asked ("last week" counts
     from it; default today, UTC); `when`, the whole message its time expression is read from
-    when `user_input` is only the part of it searched. `witnessed` (a document's metadata -> bool) keeps only what the
-    speaker saw (memory.selectors.recall_witnessed).
-    Never raises: an unavailable index gives no hits and a warning."""
+    when `user_input` is only the part of it searched. `witnessed` (a document's metadata ->
+    bool) keeps only what the speaker saw (memory.selectors.recall_witnessed). A misspelt word
+    is searched as typed and corrected. Never raises: an unavailable index gives no hits."""
     with recall_held():  # a fill in this process waits meanwhile (give_way.py)
-        return _history_query(user_input, instance_id, index=index, force=force, k=k,
-                              related_instance_ids=related_instance_ids, now=now, when=when,
-                              witnessed=witnessed)
+        return typo_tolerant(user_input, index=index, k=k, run=lambda text: _history_query(
+            text, instance_id, index=index, force=force, k=k,
+            related_instance_ids=related_instance_ids, now=now, when=when, witnessed=witnessed),
+            owners=[instance_id, *(related_instance_ids or [])])
 
 
 def _history_query(user_input: str, instance_id: str, *, index: MemoryIndex, force: bool,

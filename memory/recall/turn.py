@@ -32,6 +32,7 @@ from memory.recall.rag import (
     recall_mode,
     trigger_found,
 )
+from memory.recall.typos import typos_read
 from memory.vectors.index import Hit, MemoryIndex
 from personalab.lib.embedding.give_way import recall_held
 
@@ -196,7 +197,9 @@ def turn_candidates(user_text: str, instance_id: str, *, index: MemoryIndex,
     shown, meta-talk, echoes of the question and duplicates already left out; lines quoted back
     first, a question of the player's with the reply it had. A line that leans on the player's
     line before it (`player_before`: "And her birthday?") is also searched with that line."""
-    triggered = recall_mode(user_text) is not None
+    owners = [instance_id, *(related_instance_ids or [])]
+    spelt = typos_read(user_text, index, owners).text  # "do u rmember…" asks to remember
+    triggered = recall_mode(spelt) is not None
     own_parts = asked_parts(user_text)
     parts = own_parts or (asked_parts(last_exchange) if triggered else [])
     if not parts:
@@ -218,7 +221,7 @@ def turn_candidates(user_text: str, instance_id: str, *, index: MemoryIndex,
                          warning=result.warning or leaning.warning)
         query_text = f"{carried} {query_text}"
     if triggered:
-        result = replace(result, mode=recall_mode(user_text))
+        result = replace(result, mode=recall_mode(spelt))
     shown = {normalized(text) for text in shown_texts if text}
     asked_again = [normalized(part) for part in parts
                    if len(normalized(part)) > 8 and any(mark in part for mark in "?？")]
@@ -256,7 +259,9 @@ def turn_candidates(user_text: str, instance_id: str, *, index: MemoryIndex,
     kept.sort(key=lambda hit: -runs[hit.key])
     near = lines_near(index, kept)
     speakers = index.speakers({"instance_id": instance_id})
-    return (replace(result, hits=kept), signals_read(query_text, kept, near, speakers=speakers),
+    # The floor looks for the question's words in the lines: as meant, not as typed.
+    asked = typos_read(query_text, index, owners).text
+    return (replace(result, hits=kept), signals_read(asked, kept, near, speakers=speakers),
             triggered)
 
 

@@ -1,0 +1,132 @@
+"""A question typed fast on a phone recalls as the clean one does: its misspelt words are
+corrected against the words the session's lines hold and the corrected question is searched
+beside the typed one (memory/recall/typos.py)."""
+
+from __future__ import annotations
+
+import pytest
+
+from memory.recall import typos
+from memory.recall.rag import query_user_history
+from memory.recall.typos import MAX_CORRECTED, MAX_WORDS, typos_correct, typos_read
+from memory.vectors.index import MemoryIndex
+from tests.memory.recall_chats import turn_lines
+
+KEYS = "I left my keys in the blue drawer by the front door."
+DOG = "Our dog is called Biscuit, a scruffy little terrier."
+SISTER = "My sister Mina just moved to Lisbon for a design job."
+WORK = "Long night again, being a paramedic means twelve-hour shifts."
+FILLER = [
+    ("The weather turned cold this week.", "Wrap up warm then."),
+    ("I tried a new soup recipe with lentils.", "Lentils are great in winter."),
+    ("The train was late again this morning.", "That happens a lot lately."),
+    ("We watched a film about pirates last night.", "Pirates never get old."),
+    ("The neighbours are painting their fence green.", "Bold choice of colour."),
+    ("I bought new running shoes on Saturday.", "Did you test them yet?"),
+    ("My phone battery dies so fast now.", "Maybe it needs replacing."),
+    ("The garden is full of snails after the rain.", "Snails love the wet."),
+]
+# Lines the typed questions' other words lead to when their key words are misspelt.
+NEAR_MISSES = [
+    ("I put the groceries in the fridge before leaving.", "Good, the milk would spoil."),
+    ("Where did you put the remote last night?", "Under the sofa cushion, I think."),
+    ("I put my bike in the shed because of the storm.", "Smart move."),
+    ("What's the name of that cafe on the corner?", "The Copper Kettle, I believe."),
+    ("Our cat knocked a glass off the table again.", "Cats will be cats."),
+    ("My brother keeps calling about the wedding plans.", "Family stuff is a lot."),
+    ("Did I ever tell you about the trip to the mountains?", "Not yet, tell me!"),
+    ("What do you do for fun on weekends?", "Mostly reading and walks."),
+    ("My job interview went fine, I think.", "Fingers crossed for you."),
+]
+
+
+@pytest.fixture(scope="module")
+def index(tmp_path_factory):
+    index = MemoryIndex(chroma_path=tmp_path_factory.mktemp("chroma") / "chroma_db")
+    pairs = [FILLER[0], (KEYS, "Noted, the blue drawer."), *FILLER[1:3], *NEAR_MISSES[0:2],
+             (DOG, "Biscuit sounds adorable."), *FILLER[3:5], *NEAR_MISSES[2:4],
+             (SISTER, "Lisbon is lovely."), *FILLER[5:7], *NEAR_MISSES[4:6],
+             (WORK, "That sounds exhausting."), *FILLER[7:], *NEAR_MISSES[6:]]
+    index.add_turns(instance_id="inst_001", character_id="char_001", background_id=None,
+                    session_id="sess_001", turns=turn_lines(*pairs))
+    return index
+
+
+QUESTIONS = [
+    ("whre did i put my kyes", KEYS),
+    ("waht's our dgo's nmae", DOG),
+    ("did i evr tell u about my sistr", SISTER),
+    ("wht do i do for wrok, my job as a paramdic", WORK),
+]
+
+
+def _first_text(index, question):
+    result = query_user_history(question, "inst_001", index=index, force=True, k=5)
+    return result.hits[0].text
+
+
+@pytest.mark.parametrize(("question", "answer"), QUESTIONS)
+def test_a_typed_question_finds_the_line_it_asks_for_first(index, question, answer):
+    assert _first_text(index, question) == answer
+
+
+@pytest.mark.parametrize(("question", "answer"), QUESTIONS)
+def test_without_correction_the_typed_question_finds_another_line_first(
+        index, question, answer, monkeypatch):
+    """What the correction mends: as typed, each question finds another line first."""
+    monkeypatch.setattr(typos, "MAX_CORRECTED", 0)
+    assert _first_text(index, question) != answer
+
+
+def test_the_corrections_are_the_words_meant(index):
+    changes = typos_read("whre did i put my kyes, did i evr tell u about my sistr", index,
+                         ["inst_001"]).changes
+    assert changes == {"whre": "where", "kyes": "keys", "evr": "ever", "sistr": "sister"}
+
+
+@pytest.mark.parametrize("question", [
+    "where did i put my keys?",
+    "what is our dog called?",
+    "Did Mina like Lisbon?",  # names stay, the known words too
+    "Did Lisbn suit Minna?",  # a capitalised word inside a sentence is a name: not ours
+    "我的狗叫什么名字？你还记得吗",
+    "我妹妹搬到哪里去了？",
+])
+def test_known_words_names_and_chinese_are_left_as_typed(index, question):
+    corrected = typos_read(question, index, ["inst_001"])
+    assert corrected.text == question and corrected.changes == {}
+
+
+def test_a_long_garbage_message_is_read_only_so_far(index):
+    garbage = "xq" * 100_000 + " " + "qzkv sistr " * 20_000
+    corrected = typos_read(garbage, index, ["inst_001"])
+    assert len(corrected.changes) <= MAX_CORRECTED
+    assert corrected.text.endswith("qzkv sistr " * (20_000 - MAX_WORDS))
+
+
+def test_no_more_words_than_allowed_are_corrected():
+    words = ["sistr", "kyes", "dgo", "wrok", "drawr", "frnt", "scruffyy", "terirer"]
+
+    class Every:
+        def counts(self, terms):
+            return {term: 1 for term in terms}
+
+        def like(self, *, first, lengths, limit):
+            return []
+
+    known = {"sister", "key", "dog", "work", "drawer", "front", "scruffi", "terrier"}
+
+    class Session(Every):
+        def counts(self, terms):
+            return {term: int(term in known) for term in terms}
+
+    corrected = typos_correct(" ".join(words), Session())
+    assert len(corrected.changes) == MAX_CORRECTED
+    assert typos_correct(" ".join(words), Every()).changes == {}  # every word known
+
+
+def test_an_unreadable_keyword_index_corrects_nothing():
+    class Broken:
+        keywords = None
+
+    assert typos_read("whre are my kyes", Broken(), ["inst_001"]).changes == {}
