@@ -67,7 +67,7 @@ _SENTENCE_END = re.compile(r"[.!?。！？\n]\s*$")
 # The endings a stem is written back with (a stem such as "anniversari" is no word to embed).
 # Endings an English word is found without when its whole form is not among english_words().
 _TAKEN_OFF = ("s", "es", "ed", "d", "ing", "er", "or", "ers", "ly", "ness", "ment", "ion", "ive",
-              "ate", "ity")
+              "al", "ial", "ate", "ity")
 _ENDINGS = ("", "s", "e", "y", "ed", "ing", "es", "er", "ly", "ate", "ant", "ation")
 # How likely each slip is, to choose between known words one edit away ("dgo": "dog" by a swap,
 # not "do" by a stray letter; "whre": "where" by a dropped letter, not "wire" by another key).
