@@ -78,6 +78,9 @@ SLIPS = {"dropped": 1.0, "swapped": 1.0, "doubled": 1.0, "next key": 0.8, "extra
 # ("well" is not "will").
 LIKELY_SLIP = 0.8
 ANY_SLIP_FROM = 6
+# What an English word no line of the session holds counts for beside the session's terms
+# (each counted by its lines): it is chosen only when no term of the session is as near.
+ENGLISH_SAID = 0.5
 _ROWS = ("qwertyuiop", "asdfghjkl", "zxcvbnm")
 _NEXT_KEYS = {key: "".join(other for r, row2 in enumerate(_ROWS) for c2, other in enumerate(row2)
                            if other != key and abs(r - r1) <= 1 and abs(c2 - c1) <= 1)
@@ -189,12 +192,19 @@ def _near(word: str, stem: str) -> dict[str, tuple[float, str]]:
 def _best_near(word: str, near: dict[str, tuple[float, str]],
                counts: dict[str, int]) -> str | None:
     """The known word among `near`: by the likeliest slip, then a word of asking or a stop
-    word, then the term the session says most; a short word only by a likely slip."""
-    def said(term: str) -> float:
-        return math.inf if term.startswith("\0") else counts.get(term, 0)
+    word, then the term the session says most, then an English word the session lacks
+    ("hobbbies": the dense side reads "hobbies" better); a short word only by a likely slip."""
+    english_only = ENGLISH_SAID if english_words() else 0.0
+
+    def said(term: str, written: str) -> float:
+        if term.startswith("\0"):
+            return math.inf
+        return counts.get(term, 0) or (english_only if written and _plain_english(written)
+                                       else 0.0)
     least = LIKELY_SLIP if len(word) < ANY_SLIP_FROM else 0.0
-    known = [(slip, said(term), term, written) for term, (slip, written) in near.items()
-             if slip >= least and said(term) > 0]
+    known = [(slip, said(term, written), term, written)
+             for term, (slip, written) in near.items()
+             if slip >= least and said(term, written) > 0]
     if not known:
         return None
     _, _, term, written = max(known)
@@ -257,17 +267,26 @@ def english_words() -> frozenset[str]:
 
 
 def english(word: str) -> bool:
-    """`word` is an English word, as written or with a usual ending taken off ("inferred",
-    "stressor", "enticing")."""
+    """`word` is an English word, as written or with a usual ending taken off ("stressor",
+    "hobbies")."""
     words = english_words()
     if word in words:
         return True
     for ending in _TAKEN_OFF:
         if word.endswith(ending) and len(word) - len(ending) > MIN_LENGTH:
             root = word[:-len(ending)]
-            if {root, root + "e"} & words or (root[-1] == root[-2:-1] and root[:-1] in words):
+            if ({root, root + "e", root[:-1] + "y" if root.endswith("i") else root} & words
+                    or (root[-1] == root[-2:-1] and root[:-1] in words)):
                 return True
     return False
+
+
+def _plain_english(word: str) -> bool:
+    """`word` is an English word or the plural of one: what a slip is corrected to when the
+    session holds no word as near (english()'s endings would make "partate" of "partake")."""
+    words = english_words()
+    return (word in words or (word.endswith("s") and word[:-1] in words)
+            or (word.endswith("ies") and word[:-3] + "y" in words))
 
 
 def _unknown(found: list[re.Match[str]], text: str, lexicon: Lexicon) -> list[str]:

@@ -143,3 +143,5 @@ def test_an_english_word_the_session_lacks_is_not_taken_for_a_slip():
     assert typos_correct("what were we discussing about the child", Session()).changes == {}
     assert typos_correct("what flims were we discussing", Session()).changes == {
         "flims": "films"}
+    # No word of the session is as near: an English word, for the dense side to read.
+    assert typos_correct("any hobbbies", Session()).changes == {"hobbbies": "hobbies"}
