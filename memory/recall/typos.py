@@ -6,13 +6,15 @@ misspelt one, so a misspelt word is corrected against the words the session's ow
 Only a word recall does not know is touched: a stop word, a word of asking ("remember", "ever"),
 a word some line of the session holds (by its stem), an English word the session lacks
 ("discussing" is not "disgusting", english()), a capitalised word inside a sentence (a name), a
-word with a digit, a word shorter than MIN_LENGTH or longer than MAX_LENGTH, and
-anything not written in Latin letters stay as typed. A word is corrected to a known word one
-edit away (a letter dropped, doubled, swapped with the next, or mistyped; never its first
-letter, which phone typists rarely miss, save a swap of the first two), two edits away from
-TWO_EDITS_FROM letters on, the known word said most in the session first. A message is read
-for at most MAX_WORDS words and at most MAX_CORRECTED of them are corrected, so no text a
-player sends makes the correction run long.
+word with a digit, a word shorter than MIN_LENGTH or longer than MAX_LENGTH, and anything not
+written in Latin letters stay as typed. A word is corrected to a known word one edit away (a
+letter dropped, doubled, swapped with the next, or mistyped; never its first letter, which phone
+typists rarely miss, save a swap of the first two): the likeliest slip first, then a stop word,
+then the word the session says most, then an English word no line holds. A word no such edit
+explains is compared with the session's terms of about its length, two edits allowed from
+TWO_EDITS_FROM letters on. A message is read for at most MAX_WORDS words and at most
+MAX_CORRECTED of them are corrected, each comparison bounded, so no text a player sends makes
+the correction run long. docs/memory.md, "Questions typed with typos".
 """
 
 from __future__ import annotations
@@ -44,7 +46,7 @@ TWO_EDITS_FROM = 8
 MAX_LENGTH = 20  # a longer run of letters is no word (a link, a key mash): left alone
 MAX_WORDS = 40
 MAX_CORRECTED = 6
-EDITS_FAR = 2
+EDITS_FAR = 2  # from TWO_EDITS_FROM letters on; one below
 # A word no known word one edit away explains is compared with the index's terms of its first
 # letter and about its length, at most SCAN_MAX of them, from SCAN_FROM letters on; the
 # SCAN_VERIFIED nearest are written back as words and checked against what was typed.
@@ -64,10 +66,10 @@ ASKING_WORDS = frozenset(
 KNOWN_ALWAYS = STOP_WORDS_EN | ASKING_WORDS
 _WORD = re.compile(r"(?<![A-Za-z0-9])[A-Za-z]+(?![A-Za-z0-9])")
 _SENTENCE_END = re.compile(r"[.!?。！？\n]\s*$")
-# The endings a stem is written back with (a stem such as "anniversari" is no word to embed).
 # Endings an English word is found without when its whole form is not among english_words().
 _TAKEN_OFF = ("s", "es", "ed", "d", "ing", "er", "or", "ers", "ly", "ness", "ment", "ion", "ive",
               "al", "ial", "ate", "ity")
+# The endings a stem is written back with (a stem such as "anniversari" is no word to embed).
 _ENDINGS = ("", "s", "e", "y", "ed", "ing", "es", "er", "ly", "ate", "ant", "ation")
 # How likely each slip is, to choose between known words one edit away ("dgo": "dog" by a swap,
 # not "do" by a stray letter; "whre": "where" by a dropped letter, not "wire" by another key).
