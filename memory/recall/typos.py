@@ -177,18 +177,27 @@ def _near(word: str, stem: str) -> dict[str, tuple[float, str]]:
     """What `word` may have meant, one edit away: term or word -> (how likely the slip, the
     word to write). A stop word or a word of asking as typed; a term of the index either as
     typed ("dgo" -> dog) or as the stem one edit from the typed word's ("kyes", stem "kye"
-    -> key, written "keys"). Nothing is stemmed here: the index is asked for the edits as they
-    are (stemming each of hundreds of edits cost 0.1-0.5 ms apiece)."""
+    -> key, written "keys"), or a plural edit as its singular's term ("ptes" -> "pets", term
+    "pet"). Nothing is stemmed here: the index is asked for the edits as they are (stemming
+    each of hundreds of edits cost 0.1-0.5 ms apiece)."""
     near: dict[str, tuple[float, str]] = {}
     for edit, slip in _edits(word).items():
         if edit in KNOWN_ALWAYS:
             near["\0" + edit] = (slip, edit)  # no term of the index starts with \0
-        else:
-            near[edit] = max(near.get(edit, (0.0, "")), (slip, edit))
+            continue
+        for term in (edit, *_singular_terms(edit)):
+            near[term] = max(near.get(term, (0.0, "")), (slip, edit))
     for edit, slip in (_edits(stem) if stem != word else {}).items():
         if edit not in near or near[edit][0] < slip:
             near[edit] = (slip, "")
     return near
+
+
+def _singular_terms(word: str) -> tuple[str, ...]:
+    """The terms a plural is stemmed to ("pets" -> "pet", "hobbies" -> "hobbi")."""
+    if len(word) <= MIN_LENGTH or not word.endswith("s") or word.endswith("ss"):
+        return ()
+    return (word[:-3] + "i",) if word.endswith("ies") else (word[:-1],)
 
 
 def _best_near(word: str, near: dict[str, tuple[float, str]],
