@@ -69,6 +69,9 @@ _SENTENCE_END = re.compile(r"[.!?。！？\n]\s*$")
 # Endings an English word is found without when its whole form is not among english_words().
 _TAKEN_OFF = ("s", "es", "ed", "d", "ing", "er", "or", "ers", "ly", "ness", "ment", "ion", "ive",
               "al", "ial", "ate", "ity")
+# Endings before which English doubles a last consonant ("inferred", "running"): "illlness" is
+# no "ill" + "ness".
+_DOUBLING = ("ed", "ing", "er", "ers")
 # The endings a stem is written back with (a stem such as "anniversari" is no word to embed).
 _ENDINGS = ("", "s", "e", "y", "ed", "ing", "es", "er", "ly", "ate", "ant", "ation")
 # How likely each slip is, to choose between known words one edit away ("dgo": "dog" by a swap,
@@ -295,7 +298,7 @@ def english(word: str) -> bool:
         if word.endswith(ending) and len(word) - len(ending) > MIN_LENGTH:
             root = word[:-len(ending)]
             if ({root, root + "e", root[:-1] + "y" if root.endswith("i") else root} & words
-                    or (root[-1] == root[-2:-1] and root[:-1] in words)):
+                    or (ending in _DOUBLING and root[-1] == root[-2:-1] and root[:-1] in words)):
                 return True
     return False
 
