@@ -397,15 +397,16 @@ class KeywordStore:
                    lengths: range, limit: int) -> list[str]:
         """At most `limit` of the terms of the instances' collections that start with `first`
         and whose length is in `lengths` (a misspelt word's neighbours to compare it with)."""
+        with self._lock:  # the terms copied (C speed), walked outside: other searches go on
+            terms = [list(self.part(owner, name).postings) for name in collections
+                     for owner in dict.fromkeys(instance_ids)]
         found: dict[str, None] = {}
-        with self._lock:
-            for name in collections:
-                for owner in dict.fromkeys(instance_ids):
-                    for term in self.part(owner, name).postings:
-                        if len(term) in lengths and term.startswith(first):
-                            found[term] = None
-                            if len(found) >= limit:
-                                return list(found)
+        for part_terms in terms:
+            for term in part_terms:
+                if len(term) in lengths and term.startswith(first):
+                    found[term] = None
+                    if len(found) >= limit:
+                        return list(found)
         return list(found)
 
     def ask_shares(self, keys: list[Key]) -> dict[Key, float]:
