@@ -9,14 +9,14 @@ variables."""
 from __future__ import annotations
 
 import shutil
-from typing import Any
 
 from chat.import_export.import_check import pending_imports_dir
 from chat.services.account_presets import MODULE as PRESETS_MODULE
-from library.find_replace.services import ALLOWED as ALLOWED_SCRIPTS
+from library.find_replace.services import KEYS as SCRIPTS_KEYS
 from library.find_replace.services import MODULE as SCRIPTS_MODULE
 from library.lore.global_books import MODULE as GLOBAL_BOOKS_MODULE
 from library.lore.st_tag_list import st_tags_forget, st_tags_keep, st_tags_kept
+from personalab.lib.filestore.account_modules import account_module_forget, account_module_move
 from personalab.lib.filestore.store import FileStore
 from personalab.lib.filestore.variables import (
     account_variables_locked,
@@ -25,13 +25,14 @@ from personalab.lib.filestore.variables import (
     account_variables_update,
 )
 
-# module -> the keys in it that hold {username: the account's record}
+# module -> the keys of its old shared file that held {username: the account's part}; each
+# account's record of the module is a file of its own (personalab/lib/filestore/account_modules.py)
 ACCOUNT_MODULES = {
     "generation": ("accounts",),
     "reading": ("accounts",),
     PRESETS_MODULE: ("accounts",),
     GLOBAL_BOOKS_MODULE: ("accounts",),
-    SCRIPTS_MODULE: ("accounts", ALLOWED_SCRIPTS),
+    SCRIPTS_MODULE: SCRIPTS_KEYS,
 }
 
 
@@ -70,18 +71,7 @@ def account_records_move(store: FileStore, *, old: str, new: str) -> None:
 
 def _modules_rekeyed(store: FileStore, *, old: str, new: str | None) -> None:
     for module, keys in ACCOUNT_MODULES.items():
-        def rekeyed(settings: dict[str, Any], keys: tuple[str, ...] = keys) -> dict | None:
-            changed = dict(settings)
-            for key in keys:
-                records = settings.get(key)
-                if not isinstance(records, dict) or (old not in records and new not in records):
-                    continue
-                records = dict(records)
-                record = records.pop(old, None)
-                records.pop(new, None)
-                if new is not None and record is not None:
-                    records[new] = record
-                changed[key] = records
-            return changed if changed != settings else None
-
-        store.module_update(module, rekeyed)
+        if new is None:
+            account_module_forget(store, module=module, username=old, keys=keys)
+        else:
+            account_module_move(store, module=module, old=old, new=new, keys=keys)

@@ -15,10 +15,10 @@ from django.views.decorators.http import require_POST
 
 from chat.services.instances import instance_for_user
 from library.find_replace.services import (
-    MODULE,
     card_scripts_allow,
     card_scripts_allowed_in,
     card_scripts_count,
+    regex_scripts_account_record,
 )
 from library.selectors import ChatCharacters
 from personalab.lib.errors import Invalid, errors_back_to
@@ -36,7 +36,7 @@ def _chat_character_ids(state: dict[str, Any]) -> list[str]:
 def regex_asks(store: FileStore, *, username: str, state: dict[str, Any],
                characters: ChatCharacters) -> list[dict[str, Any]]:
     """The chat's characters whose card carries regex scripts: id, name, how many, allowed."""
-    module = store.module_read(MODULE)
+    module = regex_scripts_account_record(store, username=username)
     asks = []
     for character_id in _chat_character_ids(state):
         character = characters.optional(character_id)

@@ -1,7 +1,7 @@
 """An account's default prompt manager (its prompt blocks and its preset's regex scripts): new
 chats start from it and a chat can reset to it, as SillyTavern's selected preset applies to
 every chat. Importing a SillyTavern preset here also sets the account's default samplers.
-Kept in data/modules/prompt_presets.json by account, as generation defaults are."""
+Kept in data/modules/prompt_presets/accounts/, one file per account, as generation defaults are."""
 
 from __future__ import annotations
 
@@ -19,38 +19,37 @@ from chat.services.presets import (
     preset_sampling,
 )
 from personalab.lib.errors import Invalid
+from personalab.lib.filestore.account_modules import account_module_read, account_module_update
 from personalab.lib.filestore.store import FileStore
 
 MODULE = "prompt_presets"
-# One account's manager as stored, in characters: one file holds every account's, read whole,
-# and past 50 MB it read as empty for all (red team, twelfth pass).
+# One account's manager as stored, in characters: one file held every account's, read whole,
+# and past 50 MB it read as empty for all (red team, twelfth pass). Each account's is in a file
+# of its own now; the cap still bounds what one account's turns read.
 ACCOUNT_MANAGER_MAX_CHARS = 2_000_000
 
 
 def _stored(store: FileStore, username: str | None) -> dict[str, Any] | None:
-    accounts = store.module_read(MODULE).get("accounts")
-    found = accounts.get(username or "") if isinstance(accounts, dict) else None
+    found = account_module_read(store, module=MODULE, username=username).get("accounts")
     return found if isinstance(found, dict) else None
 
 
 def _write(store: FileStore, *, username: str,
            change: Callable[[dict[str, Any]], dict[str, Any] | None]) -> dict[str, Any]:
     """The account's manager changed by `change` (from the manager as shown; None: keep
-    it), read and written under the module's lock: one file holds every account's, and an
-    edit may change only part of one."""
+    it), read and written under the account's lock: an edit may change only part of one."""
     result: dict[str, Any] = {}
 
-    def written(module: dict[str, Any]) -> dict[str, Any] | None:
-        accounts = module.get("accounts") if isinstance(module.get("accounts"), dict) else {}
-        found = accounts.get(username)
+    def written(record: dict[str, Any]) -> dict[str, Any] | None:
+        found = record.get("accounts")
         manager = change(manager_shown(found if isinstance(found, dict) else None))
         if manager is None:
             return None
         _room_check(manager)
         result.update(manager)
-        return {**module, "accounts": {**accounts, username: manager}}
+        return {**record, "accounts": manager}
 
-    store.module_update(MODULE, written)
+    account_module_update(store, module=MODULE, username=username, change=written)
     return result
 
 

@@ -1,6 +1,6 @@
 """The books an account reads in every chat it owns: SillyTavern's globally selected world info
 (`world_info.globalSelect`), which it keeps for its one user; here each account keeps its own
-list, in data/modules/world_info_global.json by account name. The turn reads them in the
+list, in data/modules/world_info_global/accounts/, one file per account. The turn reads them in the
 `global` scope, after the background's books (chat/play/lore.py), and only while the account
 may read them: a book its author makes private again drops out of others' chats, as a linked
 one does."""
@@ -13,6 +13,11 @@ from typing import Any
 from library.fields import lorebook_ids_checked
 from library.lore.st_settings import global_select_names
 from library.selectors import lorebooks_named
+from personalab.lib.filestore.account_modules import (
+    account_module_read,
+    account_module_update,
+    account_module_usernames,
+)
 from personalab.lib.filestore.store import FileStore
 
 MODULE = "world_info_global"
@@ -21,8 +26,7 @@ NAME_SHOWN_CHARS = 200  # a missing name as the answer repeats it
 
 def global_lorebook_ids(store: FileStore, *, username: str | None) -> list[str]:
     """The account's books in all its chats, in the order it chose them."""
-    accounts = store.module_read(MODULE).get("accounts")
-    found = accounts.get(username or "") if isinstance(accounts, dict) else None
+    found = account_module_read(store, module=MODULE, username=username).get("accounts")
     ids = found.get("lorebook_ids") if isinstance(found, dict) else None
     return [item for item in ids if isinstance(item, str)] if isinstance(ids, list) else []
 
@@ -67,29 +71,25 @@ def _shown(name: str) -> str:
 
 def _update(store: FileStore, *, username: str,
             change: Callable[[list[str]], list[str]]) -> list[str]:
-    def written(module: dict[str, Any]) -> dict[str, Any]:
-        accounts = module.get("accounts") if isinstance(module.get("accounts"), dict) else {}
-        found = accounts.get(username) if isinstance(accounts.get(username), dict) else {}
+    def written(record: dict[str, Any]) -> dict[str, Any]:
+        found = record.get("accounts") if isinstance(record.get("accounts"), dict) else {}
         ids = found.get("lorebook_ids") if isinstance(found.get("lorebook_ids"), list) else []
-        return {**module, "accounts": {**accounts, username: {
-            **found, "lorebook_ids": change([i for i in ids if isinstance(i, str)])}}}
+        return {**record, "accounts": {
+            **found, "lorebook_ids": change([i for i in ids if isinstance(i, str)])}}
 
-    store.module_update(MODULE, written)
+    account_module_update(store, module=MODULE, username=username, change=written)
     return global_lorebook_ids(store, username=username)
 
 
 def global_lorebook_forget(store: FileStore, *, lorebook_id: str) -> None:
     """A deleted book taken from every account's list (a book later made under the same id is
     not chosen by anyone)."""
-    def written(module: dict[str, Any]) -> dict[str, Any] | None:
-        accounts = module.get("accounts")
-        if not isinstance(accounts, dict) or not any(
-                lorebook_id in (found.get("lorebook_ids") or [])
-                for found in accounts.values() if isinstance(found, dict)):
+    def written(record: dict[str, Any]) -> dict[str, Any] | None:
+        found = record.get("accounts")
+        if not isinstance(found, dict) or lorebook_id not in (found.get("lorebook_ids") or []):
             return None
-        return {**module, "accounts": {
-            name: {**found, "lorebook_ids": [i for i in found.get("lorebook_ids") or []
-                                             if i != lorebook_id]}
-            if isinstance(found, dict) else found for name, found in accounts.items()}}
+        return {**record, "accounts": {**found, "lorebook_ids": [
+            i for i in found.get("lorebook_ids") or [] if i != lorebook_id]}}
 
-    store.module_update(MODULE, written)
+    for username in account_module_usernames(store, module=MODULE):
+        account_module_update(store, module=MODULE, username=username, change=written)

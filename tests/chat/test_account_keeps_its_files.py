@@ -20,6 +20,7 @@ from chat.import_export.import_check import (
 )
 from library.lore.st_tag_list import st_tags_keep, st_tags_kept
 from library.models import Character
+from personalab.lib.filestore.account_modules import account_module_read, account_module_update
 from personalab.lib.filestore.variables import account_variables_read, account_variables_update
 
 pytestmark = pytest.mark.django_db
@@ -72,13 +73,17 @@ TAG_ID = "1700000000001"
 
 
 def _records_given(store, username):
-    """An account's records besides items, one of each kind, written as the services keep them."""
-    for module in RECORD_MODULES:
+    """An account's records besides items, one of each kind, written as the services keep them
+    (generation and reading as an older version kept them, in the module's shared file)."""
+    for module in RECORD_MODULES[:2]:
         store.module_update(module, lambda m, module=module: {
             **m, "accounts": {**m.get("accounts", {}), username: {"mark": f"{module} secret"}}})
-    store.module_update("regex_scripts", lambda m: {
-        **m, "accounts": {username: [{"scriptName": "secret"}]},
-        "allowed_cards": {username: {"char_x": "fingerprint"}}})
+    for module in RECORD_MODULES[2:]:
+        account_module_update(store, module=module, username=username,
+                              change=lambda r, module=module: {"accounts": {"mark": module}})
+    account_module_update(store, module="regex_scripts", username=username,
+                          change=lambda r: {"accounts": [{"scriptName": "secret"}],
+                                            "allowed_cards": {"char_x": "fingerprint"}})
     account_variables_update(store, username=username, changes={"diary": "secret"})
     st_tags_keep(store, username=username, names={TAG_ID: "secret tag"})
     return pending_import_save(store, user=SimpleNamespace(get_username=lambda: username),
@@ -86,10 +91,11 @@ def _records_given(store, username):
 
 
 def _records_of(store, username):
-    found = {module: (store.module_read(module).get("accounts") or {}).get(username)
+    found = {module: account_module_read(store, module=module, username=username).get("accounts")
              for module in (*RECORD_MODULES, "regex_scripts")}
-    found["allowed_cards"] = (store.module_read("regex_scripts").get("allowed_cards")
-                              or {}).get(username)
+    found["allowed_cards"] = account_module_read(
+        store, module="regex_scripts", username=username,
+        keys=("accounts", "allowed_cards")).get("allowed_cards")
     found["variables"] = account_variables_read(store, username=username) or None
     found["tags"] = st_tags_kept(store, username=username) or None
     found["pending"] = [p.name for p in pending_imports_dir(store, username=username).glob("*")]

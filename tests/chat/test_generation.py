@@ -9,7 +9,7 @@ import pytest
 
 from chat.play.turn import turn_run
 from chat.services.errors import InstanceUpdateError
-from chat.services.generation import generation_defaults_update
+from chat.services.generation import generation_defaults_read, generation_defaults_update
 from chat.services.instance_settings import instance_update
 from library.character_services import character_save
 from personalab.lib.generation import GenerationError, generation_from_st_preset, generation_update
@@ -201,11 +201,10 @@ def test_the_home_page_form_saves_account_defaults_field_by_field(alice_client, 
     assert 'id="account-generation"' in page
     response = alice_client.post("/generation/defaults", {"temperature": "1.3", "seed": "11"})
     assert response.status_code == 200
-    assert store.module_read("generation")["accounts"]["alice"] == {"temperature": 1.3,
-                                                                    "seed": 11}
+    assert generation_defaults_read(store, user=alice) == {"temperature": 1.3, "seed": 11}
     response = alice_client.post("/generation/defaults", {"top_p": "2"})
     assert response.status_code == 400 and 'data-field="top_p"' in response.content.decode()
-    assert store.module_read("generation")["accounts"]["alice"]["temperature"] == 1.3
+    assert generation_defaults_read(store, user=alice)["temperature"] == 1.3
 
 
 def test_stop_strings_have_their_macros_filled_as_sillytaverns_custom_ones(

@@ -111,8 +111,9 @@ def test_reading_settings_in_the_chats_drawer_apply_at_once_and_stay(server: Ser
         assert not first.get_by_test_id("message-number").is_visible()
         # The browser's zone is kept for the account's clock macros (static/reading.js).
         wait_until(phone, "() => document.body.dataset.readingTimeZone === 'Asia/Shanghai'")
-        kept = json.loads((server.data / "modules" / "reading.json").read_text())
-        assert kept["accounts"]["admin"]["time_zone"] == "Asia/Shanghai"
+        kept = json.loads(next((server.data / "modules" / "reading" / "accounts").glob("*.json"))
+                          .read_text())
+        assert kept["record"]["accounts"]["time_zone"] == "Asia/Shanghai"
         normal = _text_px(phone)
         reading_card_open(phone)
         form = phone.locator("#reading-drawer")

@@ -12,6 +12,7 @@ folder. One job per module:
     jsonl.py            JSONL lines: append whole, parse with problems reported
     jsonfile.py         whole JSON files: atomic write, capped read, keep the previous version
     defaults.py         what config.json and modules/*.json hold when missing
+    account_modules.py  an account's record of a module, a file per account (modules/{m}/accounts/)
     trash.py            a deleted library item's kept files: listed, brought back
     outline_pending.py  a chat's story step still to follow an outline edit (the lock's hook)
     ../store_errors.py  the store's errors (apart, so locks.py raises InstanceBusy without the store)

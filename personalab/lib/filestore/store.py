@@ -16,6 +16,7 @@ Layout (SPEC §2):
     event_library/chroma_db/
     prompt_templates/{locale}.json (+ {locale}.user.json)
     modules/{module}.json
+    modules/{module}/accounts/{digest}.json    an account's record (account_modules.py)
 """
 
 from __future__ import annotations

@@ -15,12 +15,12 @@ fsync, rename): a kill -9 leaves the old or the new file.
 from __future__ import annotations
 
 import contextlib
-import hashlib
 import threading
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+from personalab.lib.filestore.account_modules import username_digest
 from personalab.lib.filestore.jsonfile import read_json, write_json_atomic
 from personalab.lib.filestore.layout import StoreLayout
 from personalab.lib.ids import validate_id
@@ -78,9 +78,7 @@ def session_variables_carry(store: StoreLayout, *, instance_id: str, session_id:
 
 
 def account_variables_path(store: StoreLayout, *, username: str) -> Path:
-    # A username may hold characters a file name must not: the file is named by its digest.
-    digest = hashlib.sha256(username.encode("utf-8", "replace")).hexdigest()[:40]
-    return store.root / "variables" / f"{digest}.json"
+    return store.root / "variables" / f"{username_digest(username)}.json"
 
 
 _held = threading.local()  # the usernames whose variables lock this thread holds
