@@ -1,6 +1,6 @@
-"""An account's default prompt manager shares one file with every other account's: at most
-ACCOUNT_MANAGER_MAX_CHARS of it are kept, so no account grows the file past what reads as a
-file for everyone (red team, twelfth pass)."""
+"""An account's default prompt manager is kept in a file of its own (it shared one with every
+other account's): at most ACCOUNT_MANAGER_MAX_CHARS of it are kept, and a refused one leaves
+the account's file as it was (red team, twelfth pass)."""
 
 from __future__ import annotations
 

@@ -74,6 +74,12 @@ def test_a_shared_file_that_cannot_be_read_blocks_only_accounts_still_in_it(stor
     with pytest.raises(CorruptFile):  # bob's record may be in it: never written over
         _set(store, "bob", [])
     assert store.module_path("regex_scripts").read_text() == '{"accounts": {"bob": ['
+    own = account_module_path(store, module="regex_scripts", username="alice")
+    own.write_text('{"username": "alice", "rec')
+    assert _read(store, "alice") == {}
+    with pytest.raises(CorruptFile):  # nor is an account's own damaged file
+        _set(store, "alice", [])
+    assert own.read_text() == '{"username": "alice", "rec'
 
 
 def test_forget_and_move_take_the_own_file_and_the_shared_part(store):

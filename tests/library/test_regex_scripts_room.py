@@ -1,6 +1,6 @@
-"""One account's regex scripts are kept in the file every account's turns and pages read:
-at most ACCOUNT_SCRIPTS_MAX_CHARS of them are kept, so one account cannot slow everyone's
-reads or grow the file past what reads as a file at all (red team, twelfth pass)."""
+"""One account's regex scripts are kept in a file of its own (they were in the file every
+account's turns and pages read): at most ACCOUNT_SCRIPTS_MAX_CHARS of them are kept, so one
+account's turns never parse more than that (red team, twelfth pass)."""
 
 from __future__ import annotations
 

@@ -74,14 +74,18 @@ def account_module_locked(store: ModuleStore, *, module: str, username: str) -> 
             held.discard((module, username))
 
 
-def _own(store: ModuleStore, module: str, username: str) -> Record | None:
-    """The account's own file's record; None when it has no file yet (or not its own)."""
+def _own(store: ModuleStore, module: str, username: str, *, strict: bool = False
+         ) -> Record | None:
+    """The account's own file's record; None when it has no file yet. A file that cannot be
+    read is read as empty, or raises when `strict` (a save never writes over it)."""
     path = account_module_path(store, module=module, username=username)
     try:
         found = read_json(path, what=f"{module} of an account")
     except MissingFile:
         return None
     except StoreError:
+        if strict:
+            raise
         return {}
     if not isinstance(found, dict) or found.get("username") != username:
         return {}
@@ -135,7 +139,7 @@ def account_module_update(store: ModuleStore, *, module: str, username: str,
     """The account's record changed by `change` (None: keep it) and written to its own file,
     under its lock. At its first write its part of the shared file moves out of it."""
     with account_module_locked(store, module=module, username=username):
-        own = _own(store, module, username)
+        own = _own(store, module, username, strict=True)
         current = own if own is not None else _shared(store, module, username, keys)
         updated = change(dict(current))
         if updated is None:
