@@ -73,9 +73,10 @@ function pairSpacesFixed(text) {
   return out + text.slice(start);
 }
 
-function counted(line, char) {
+// Overlapping, as SillyTavern's countOccurrences: "````" holds two ```.
+function counted(text, mark) {
   let count = 0;
-  for (let at = line.indexOf(char); at >= 0; at = line.indexOf(char, at + 1)) count += 1;
+  for (let at = text.indexOf(mark); at >= 0; at = text.indexOf(mark, at + 1)) count += 1;
   return count;
 }
 
@@ -102,9 +103,9 @@ export function markdownFixedShown(text) {
 export function streamingBalanced(text) {
   let balanced = text;
   for (const mark of ["*", '"', "```"]) {
-    let count = 0;
-    for (let at = balanced.indexOf(mark); at >= 0; at = balanced.indexOf(mark, at + 1)) count += 1;
-    if (count % 2 === 1) balanced = balanced.trimEnd() + (mark.length > 1 ? "\n" : "") + mark;
+    if (counted(balanced, mark) % 2 === 1) {
+      balanced = balanced.trimEnd() + (mark.length > 1 ? "\n" : "") + mark;
+    }
   }
   return balanced;
 }

@@ -13,14 +13,13 @@ from chat.live.consumers import ChatConsumer
 from chat.live.frame_checks import ACTION_WINDOW_SECONDS, ActionWindow, FrameBudget
 from chat.services.instances import instance_create
 from library.character_services import character_save
+from personalab.storage import get_store
 from tests.socket_tabs import events_until_done, tab_connect
 from tests.stub_llm import Reply
 
 
 async def bob_instance(bob) -> str:
     def made():
-        from personalab.storage import get_store
-
         store = get_store()
         pell = character_save(store, user=bob, character_id=None, data={
             "name": "Pell", "base_persona": "A ferryman.", "visibility": "private"})
