@@ -143,8 +143,10 @@ def _last_assistant(scale: ScaleSet, instance_id: str) -> dict:
 
 
 async def test_a_follower_on_worker_2_gets_worker_1s_reply_live_and_whole(scale):
+    # Three seconds of reply: CI once stalled worker 2 for a second on a loaded machine, and the
+    # whole of a 0.8 s reply reached its follower just after the sender's `done`.
     reply = "她把灯笼举高了一点，照见了门后的影子。" * 6
-    scale.stub.script(Reply(reply, chunk_size=3, delay=0.02))
+    scale.stub.script(Reply(reply, chunk_size=3, delay=0.08))
     async with _socket(scale, 0) as sender, _socket(scale, 1) as follower:
         await sender.send(json.dumps({"type": "send", "content": "门后是谁？"}))
         sent, followed = await asyncio.gather(_until_done(sender), _until_done(follower))
