@@ -112,7 +112,8 @@ SESSION_COOKIE_SECURE = CSRF_COOKIE_SECURE = LANGUAGE_COOKIE_SECURE = env_bool(
 PERSONALAB_DATA_DIR = Path(env_str("PERSONALAB_DATA_DIR") or BASE_DIR / "data").resolve()
 PERSONALAB_CHROMA_URL = env_str("PERSONALAB_CHROMA_URL")
 # A server process indexes what the files hold and the index does not at startup and then every
-# this many seconds (memory/vectors/sync.py); 0 turns the catch-up off (each turn still syncs its own).
+# this many seconds (memory/vectors/sync.py); 0 turns the catch-up off (each turn still syncs its
+# own).
 PERSONALAB_INDEX_CATCHUP_SECONDS = env_float("PERSONALAB_INDEX_CATCHUP_SECONDS", 60.0)
 # Deleted library items stay restorable this many days, then a server (at start, then daily) or
 # `manage.py purge_trash` removes them (library/trash_retention.py); 0 keeps them for ever.
@@ -211,6 +212,13 @@ PERSONALAB_IMPORTS_PER_ACCOUNT = env_int("PERSONALAB_IMPORTS_PER_ACCOUNT", 2, mi
 # on the thread every page view shares, and 1,000 at once from one account held others' pages
 # for seconds (red team, 2026-12-02). A player's tabs and devices are far fewer.
 PERSONALAB_SOCKETS_PER_ACCOUNT = env_int("PERSONALAB_SOCKETS_PER_ACCOUNT", 200, minimum=1)
+# Chat-socket connects one account may make in any minute on one worker (refused ones not
+# counted): each costs that database check, a file read and an index follow, and a script
+# opening and closing sockets in a loop held no open socket to count. Above
+# PERSONALAB_SOCKETS_PER_ACCOUNT, so an account holding its most sockets gets every one back
+# after a restart; a page retries at most every 5 s (static/chat/socket.js).
+PERSONALAB_SOCKET_CONNECTS_PER_MINUTE = env_int("PERSONALAB_SOCKET_CONNECTS_PER_MINUTE", 240,
+                                                minimum=1)
 # Replies (turns, rounds, asides, impersonations) and memory actions one account may have
 # running at once on one worker (0: no limit): 60 of one account's turns at once over REST made
 # another's turn wait 47 s (red team, eighth pass). A player's tabs write a few at most.
@@ -221,8 +229,8 @@ PERSONALAB_TURNS_PER_ACCOUNT = env_int("PERSONALAB_TURNS_PER_ACCOUNT", 8, minimu
 # script playing turns against a fast local model must never meet it.
 PERSONALAB_SOCKET_ACTIONS_PER_MINUTE = env_int("PERSONALAB_SOCKET_ACTIONS_PER_MINUTE", 600,
                                                minimum=1)
-# Exports run in this many worker processes (chat/import_export/export_process.py), started with the first;
-# 0 runs them in the server's own threads (tests).
+# Exports run in this many worker processes (chat/import_export/export_process.py), started with
+# the first; 0 runs them in the server's own threads (tests).
 PERSONALAB_EXPORT_PROCESSES = env_int("PERSONALAB_EXPORT_PROCESSES", 2, minimum=0)
 # How often (ms) the server's threads hand the interpreter lock to one waiting for it
 # (personalab/asgi.py); Python's own 5 ms made other accounts wait behind a heavy request.

@@ -7,7 +7,10 @@ from asgiref.sync import sync_to_async
 from channels.testing import WebsocketCommunicator
 from django.test import Client
 
+from chat.services.instances import instance_create
+from library.character_services import character_save
 from personalab.asgi import application
+from personalab.storage import get_store
 
 ORIGIN = b"http://127.0.0.1:8000"
 HOST = b"127.0.0.1:8000"
@@ -29,6 +32,16 @@ async def tab_connect(user, instance_id, origin=ORIGIN, cookies: str = ""):
     communicator = WebsocketCommunicator(application, f"/ws/chat/{instance_id}/", headers=headers)
     connected, _ = await communicator.connect()
     return communicator, connected
+
+
+async def own_instance(user) -> str:
+    """A chat of a private character of `user`'s own (another account's tab beside alice's)."""
+    def made():
+        store = get_store()
+        pell = character_save(store, user=user, character_id=None, data={
+            "name": "Pell", "base_persona": "A ferryman.", "visibility": "private"})
+        return instance_create(store, owner=user, character_id=pell)
+    return await sync_to_async(made)()
 
 
 async def events_until_done(communicator, timeout=10) -> list[dict]:

@@ -25,6 +25,7 @@ from chat.live.followers import FollowCursor, emit_published, group_name, stream
 from chat.live.frame_checks import (
     THROTTLED_MESSAGE,
     ActionWindow,
+    ConnectWindows,
     FrameBudget,
     frame_budget_new,
     frame_refused,
@@ -54,6 +55,8 @@ TOO_MANY_CLOSE = 4429
 _open_sockets: Counter[int] = Counter()
 # What each account's open sockets in this process sent lately (chat/live/frame_checks.py).
 _frame_budgets: dict[int, FrameBudget] = {}
+# Each account's connects in this process lately (PERSONALAB_SOCKET_CONNECTS_PER_MINUTE).
+_connects = ConnectWindows()
 
 
 def scope_language(scope: dict) -> str:
@@ -106,6 +109,11 @@ class ChatConsumer(AsyncJsonWebsocketConsumer):
             return
         if _open_sockets[user.pk] >= settings.PERSONALAB_SOCKETS_PER_ACCOUNT:
             await self.close(code=TOO_MANY_CLOSE)  # before the check that costs a query
+            return
+        # Refused before the handshake, as above: the page never sees the socket open, so its
+        # reconnection keeps backing off.
+        if not _connects.admit(user.pk, limit=settings.PERSONALAB_SOCKET_CONNECTS_PER_MINUTE):
+            await self.close(code=TOO_MANY_CLOSE)
             return
         if not await self._may_open(user):
             await self.close(code=4404)

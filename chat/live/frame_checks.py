@@ -1,12 +1,14 @@
 """The refusals an acting frame gets before the socket's login is read again: its shape, a
 reply or aside already running, and the socket's action budget. Each is decided from the frame
 and the socket alone, so a flood of them never reaches the session store on the thread every
-page view shares (red team, 2026-12-02)."""
+page view shares (red team, 2026-12-02). Beside them, what one account's sockets may cost the
+process: the frames they send and how often they connect."""
 
 from __future__ import annotations
 
 import time
 from collections import deque
+from collections.abc import Callable
 from typing import Any
 
 from chat.play.turn import TurnRefused, validate_user_text
@@ -37,6 +39,29 @@ class ActionWindow:
             return False
         self.started.append(now)
         return True
+
+    def idle(self, now: float) -> bool:
+        """Nothing started within the window: it would admit as a new one does."""
+        return not self.started or now - self.started[-1] >= ACTION_WINDOW_SECONDS
+
+
+class ConnectWindows:
+    """Each account's chat-socket connects in this process, at most `limit` in any
+    ACTION_WINDOW_SECONDS. A refused connect is not counted (it cost nothing). Idle windows are
+    forgotten as the map grows, which loses nothing: an idle window admits as a new one."""
+
+    def __init__(self, clock: Callable[[], float] = time.monotonic) -> None:
+        self.clock = clock
+        self.windows: dict[int, ActionWindow] = {}
+        self.kept = 0  # windows left after the last sweep
+
+    def admit(self, account: int, *, limit: int) -> bool:
+        now = self.clock()
+        if len(self.windows) > 2 * self.kept + 100:
+            for idle in [k for k, window in self.windows.items() if window.idle(now)]:
+                del self.windows[idle]
+            self.kept = len(self.windows)
+        return self.windows.setdefault(account, ActionWindow(limit)).admit(now)
 
 
 def refusal_event(kind: str, message: str, code: str) -> dict[str, Any]:

@@ -1,5 +1,5 @@
 """The chat WebSocket: streaming, stop, disconnect, busy, malformed frames, origin and owner
-checks, sockets per account."""
+checks, sockets per account and connects a minute."""
 
 from __future__ import annotations
 
@@ -11,9 +11,18 @@ from asgiref.sync import sync_to_async
 from channels.testing import WebsocketCommunicator
 from django.test import Client
 
+from chat.live import consumers
 from chat.live.consumers import ChatConsumer
+from chat.live.frame_checks import ACTION_WINDOW_SECONDS, ConnectWindows
 from personalab.asgi import application
-from tests.socket_tabs import HOST, ORIGIN, events_until_done, session_cookie, tab_connect
+from tests.socket_tabs import (
+    HOST,
+    ORIGIN,
+    events_until_done,
+    own_instance,
+    session_cookie,
+    tab_connect,
+)
 from tests.stub_llm import Reply
 
 pytestmark = pytest.mark.django_db(transaction=True)
@@ -214,4 +223,38 @@ async def test_an_account_holds_so_many_sockets_and_gets_one_back_when_one_close
     again, connected = await tab_connect(alice, instance)
     assert connected
     for tab in (second, again):
+        await tab.disconnect()
+
+
+async def test_an_account_reconnecting_too_fast_is_refused_before_its_database_check(
+        alice, bob, instance, settings, monkeypatch):
+    """A script opening and closing sockets in a loop holds none open, and each connect cost a
+    database check, a file read and an index follow: past PERSONALAB_SOCKET_CONNECTS_PER_MINUTE
+    an account's connect is refused before the check; another account's is not, and the
+    account's window frees as time moves."""
+    settings.PERSONALAB_SOCKET_CONNECTS_PER_MINUTE = 2
+    now = [1000.0]
+    monkeypatch.setattr(consumers, "_connects", ConnectWindows(clock=lambda: now[0]))
+    checked = []
+    real_check = ChatConsumer.__dict__["_may_open"]
+
+    async def counted(self, user):
+        checked.append(user.username)
+        return await real_check.__get__(self, ChatConsumer)(user)
+
+    monkeypatch.setattr(ChatConsumer, "_may_open", counted)
+    for _ in range(2):
+        tab, connected = await tab_connect(alice, instance)
+        assert connected
+        await tab.disconnect()
+    third = WebsocketCommunicator(application, f"/ws/chat/{instance}/", headers=[
+        (b"origin", ORIGIN), (b"host", HOST), (b"cookie", await session_cookie(alice))])
+    assert await third.connect() == (False, consumers.TOO_MANY_CLOSE)
+    assert checked == ["alice", "alice"]
+    bobs_tab, connected = await tab_connect(bob, await own_instance(bob))
+    assert connected
+    now[0] += ACTION_WINDOW_SECONDS
+    again, connected = await tab_connect(alice, instance)
+    assert connected and checked == ["alice", "alice", "bob", "alice"]
+    for tab in (bobs_tab, again):
         await tab.disconnect()

@@ -6,25 +6,17 @@ thread every page view shares (red team, 2026-12-02)."""
 from __future__ import annotations
 
 import pytest
-from asgiref.sync import sync_to_async
 
 from chat.live import consumers, frame_checks
 from chat.live.consumers import ChatConsumer
-from chat.live.frame_checks import ACTION_WINDOW_SECONDS, ActionWindow, FrameBudget
-from chat.services.instances import instance_create
-from library.character_services import character_save
-from personalab.storage import get_store
-from tests.socket_tabs import events_until_done, tab_connect
+from chat.live.frame_checks import (
+    ACTION_WINDOW_SECONDS,
+    ActionWindow,
+    ConnectWindows,
+    FrameBudget,
+)
+from tests.socket_tabs import events_until_done, own_instance, tab_connect
 from tests.stub_llm import Reply
-
-
-async def bob_instance(bob) -> str:
-    def made():
-        store = get_store()
-        pell = character_save(store, user=bob, character_id=None, data={
-            "name": "Pell", "base_persona": "A ferryman.", "visibility": "private"})
-        return instance_create(store, owner=bob, character_id=pell)
-    return await sync_to_async(made)()
 
 
 def test_an_action_window_admits_its_limit_then_one_more_as_each_leaves_it():
@@ -34,6 +26,22 @@ def test_an_action_window_admits_its_limit_then_one_more_as_each_leaves_it():
     assert not window.admit(now=ACTION_WINDOW_SECONDS - 0.1)
     assert window.admit(now=ACTION_WINDOW_SECONDS)
     assert not window.admit(now=ACTION_WINDOW_SECONDS + 0.5)
+
+
+def test_connects_are_counted_per_account_and_only_idle_accounts_are_forgotten():
+    now = [0.0]
+    connects = ConnectWindows(clock=lambda: now[0])
+    assert connects.admit(1, limit=2) and connects.admit(1, limit=2)
+    assert not connects.admit(1, limit=2)
+    assert connects.admit(2, limit=2)
+    for account in range(3, 500):  # 100 new accounts a minute: the idle ones go...
+        now[0] += ACTION_WINDOW_SECONDS / 100
+        assert connects.admit(account, limit=1)
+    assert len(connects.windows) < 350  # 499 if none were forgotten
+    for account in range(500, 900):  # ...never one that connected within the minute
+        assert connects.admit(account, limit=1)
+    assert not any(connects.admit(account, limit=1) for account in range(430, 900))
+    assert connects.admit(1, limit=2)  # a minute on, its window is a new one
 
 
 @pytest.mark.django_db(transaction=True)
@@ -111,7 +119,7 @@ async def test_a_flood_of_frames_closes_the_accounts_sockets_unparsed_and_others
     parsed = []
     real_loads = consumers.json_loads
     monkeypatch.setattr(consumers, "json_loads", lambda text: parsed.append(1) or real_loads(text))
-    bobs = await bob_instance(bob)
+    bobs = await own_instance(bob)
     bob_tab, connected = await tab_connect(bob, bobs)
     assert connected
     tab, _ = await tab_connect(alice, instance)
