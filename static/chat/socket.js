@@ -26,6 +26,7 @@ let queued = null;      // a frame typed while disconnected, sent on reconnect
 let retryDelay = 1000;
 let retryTimer = null;  // the next reconnection, while the socket is closed
 const RETRY_MAX_MS = 5000;
+const TOO_MANY_CLOSE = 4429;  // chat/live/consumers.py
 let stale = false;      // the socket closed mid-reply: the page shows the file again on reconnect
 let opened = false;     // the socket was open once: until then a click waits for it
 // A reply the page was made "writing…" may have ended before the socket opened: the server then
@@ -257,7 +258,12 @@ export function connect() {
   const writing = document.getElementById("streaming-line") ? "?writing=1" : "";
   socket = new WebSocket(`${scheme}://${location.host}${url("socketPath")}${writing}`);
   socket.addEventListener("message", (m) => onEvent(JSON.parse(m.data)));
-  socket.addEventListener("close", () => {
+  // A connect the server refuses (too many sockets or connects of the account: 4429 before the
+  // handshake, docs/websocket.md) never opens: the browser hears 1006, as in an outage, and
+  // the wait keeps doubling. A socket closed with 4429 once open flooded its account's frame
+  // budget, which frees only as its window moves: the next try waits the longest.
+  socket.addEventListener("close", (event) => {
+    if (event.code === TOO_MANY_CLOSE) retryDelay = RETRY_MAX_MS;
     const seconds = Math.round(retryDelay / 1000);
     showBanner(queued ? S.queued : fill(S.disconnected, seconds));
     for (const handler of onClose) handler();
