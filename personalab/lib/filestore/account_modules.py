@@ -8,7 +8,9 @@ under the account's lock, so one account's size never touches another's reads or
 `key` is the key of the module's shared file (modules/{module}.json) that held every account's
 part as {username: part} before: "accounts", and for regex scripts "allowed_cards" too.
 A record still there is read from there while the account has no file of its own, and moves
-to its own file at its first write (removed from the shared file under the module's lock).
+to its own file at its first write (removed from the shared file under the module's lock), or
+when the server starts (account_module_split, every record of the file at once, the same way;
+`manage.py account_records_split` runs it alone): an upgraded data folder keeps none there.
 """
 
 from __future__ import annotations
@@ -16,7 +18,8 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import threading
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Collection, Iterator
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -120,13 +123,13 @@ def account_module_read(store: ModuleStore, *, module: str, username: str | None
     return _shared_part(store.module_read(module), username, keys)
 
 
-def _shared_forget(store: ModuleStore, module: str, username: str,
+def _shared_forget(store: ModuleStore, module: str, usernames: Collection[str],
                    keys: tuple[str, ...]) -> None:
     def forgotten(shared: dict[str, Any]) -> dict[str, Any] | None:
-        if not _shared_part(shared, username, keys):
+        if not any(_shared_part(shared, username, keys) for username in usernames):
             return None
         return {**shared, **{key: {name: part for name, part in shared[key].items()
-                                   if name != username}
+                                   if name not in usernames}
                              for key in keys if isinstance(shared.get(key), dict)}}
 
     if store.module_path(module).exists():
@@ -148,7 +151,7 @@ def account_module_update(store: ModuleStore, *, module: str, username: str,
                           {"username": username, "record": updated})
         if own is None and current:
             with contextlib.suppress(StoreError):  # its own file is read first from now on
-                _shared_forget(store, module, username, keys)
+                _shared_forget(store, module, {username}, keys)
         return updated
 
 
@@ -161,9 +164,9 @@ def account_module_forget(store: ModuleStore, *, module: str, username: str,
         path.unlink(missing_ok=True)
         if had_own:  # its part moved out at its first write; a damaged shared file waits
             with contextlib.suppress(StoreError):
-                _shared_forget(store, module, username, keys)
+                _shared_forget(store, module, {username}, keys)
         else:
-            _shared_forget(store, module, username, keys)
+            _shared_forget(store, module, {username}, keys)
 
 
 def account_module_move(store: ModuleStore, *, module: str, old: str, new: str,
@@ -193,3 +196,85 @@ def account_module_usernames(store: ModuleStore, *, module: str,
         if isinstance(shared.get(key), dict):
             names.update(name for name in shared[key] if isinstance(name, str))
     return sorted(names)
+
+
+SPLIT_BATCH = 64  # accounts whose locks one rewrite of the shared file is made under
+
+
+@dataclass
+class Split:
+    """What moving a module's records out of its shared file did."""
+
+    moved: int = 0  # records written to a file of their own
+    superseded: int = 0  # shared entries dropped: the account's own file is newer
+    unreadable: list[Path] = field(default_factory=list)  # left as they were
+
+
+def account_module_split(store: ModuleStore, *, module: str,
+                         keys: tuple[str, ...] = ACCOUNTS) -> Split:
+    """Every record still in the module's shared file moved to the account's own file, as
+    each account's first write would: its own file written first, then its part removed
+    from the shared file, so a run killed between the two loses nothing and the next run
+    finishes it. An own file already there is newer and kept. A file that cannot be read is
+    left as it is and reported."""
+    split = Split()
+    try:
+        shared = read_json(store.module_path(module), what=f"modules/{module}.json")
+    except MissingFile:
+        return split
+    except StoreError:
+        split.unreadable.append(store.module_path(module))
+        return split
+    usernames = sorted(_shared_usernames(shared, keys))
+    for start in range(0, len(usernames), SPLIT_BATCH):
+        _batch_split(store, module, usernames[start:start + SPLIT_BATCH], keys, split)
+    return split
+
+
+def _shared_usernames(shared: Any, keys: tuple[str, ...]) -> set[str]:
+    if not isinstance(shared, dict):
+        return set()
+    return {name for key in keys if isinstance(shared.get(key), dict) for name in shared[key]}
+
+
+def _batch_split(store: ModuleStore, module: str, usernames: list[str],
+                 keys: tuple[str, ...], split: Split) -> None:
+    # Locks taken in the usernames' order (every run sorts them), each account's before the
+    # module's as a first write takes them: two runs at once never wait on each other in a ring.
+    with contextlib.ExitStack() as held:
+        for username in usernames:
+            held.enter_context(account_module_locked(store, module=module, username=username))
+        try:  # read again under the accounts' locks: a first write may have moved one since
+            shared = read_json(store.module_path(module), what=f"modules/{module}.json")
+        except StoreError:
+            split.unreadable.append(store.module_path(module))
+            return
+        if not isinstance(shared, dict):
+            return
+        settled = [username for username in usernames if _own_settled(
+            store, module, username, split, _shared_part(shared, username, keys))]
+        if settled:
+            try:
+                _shared_forget(store, module, set(settled), keys)
+            except StoreError:
+                split.unreadable.append(store.module_path(module))
+
+
+def _own_settled(store: ModuleStore, module: str, username: str, split: Split,
+                 part: Record) -> bool:
+    """The account's own file holds its record (written from `part` when it had none): its
+    part of the shared file may go. False when it has no part or its own file is unreadable."""
+    if not part:
+        return False
+    path = account_module_path(store, module=module, username=username)
+    try:
+        own = _own(store, module, username, strict=True)
+    except StoreError:  # which of the two is newer cannot be told: both stay
+        split.unreadable.append(path)
+        return False
+    if own is None:
+        write_json_atomic(path, {"username": username, "record": part})
+        split.moved += 1
+    else:
+        split.superseded += 1
+    return True
