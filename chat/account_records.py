@@ -16,7 +16,12 @@ from library.find_replace.services import KEYS as SCRIPTS_KEYS
 from library.find_replace.services import MODULE as SCRIPTS_MODULE
 from library.lore.global_books import MODULE as GLOBAL_BOOKS_MODULE
 from library.lore.st_tag_list import st_tags_forget, st_tags_keep, st_tags_kept
-from personalab.lib.filestore.account_modules import account_module_forget, account_module_move
+from personalab.lib.filestore.account_modules import (
+    Split,
+    account_module_forget,
+    account_module_move,
+    account_module_split,
+)
 from personalab.lib.filestore.store import FileStore
 from personalab.lib.filestore.variables import (
     account_variables_locked,
@@ -67,6 +72,13 @@ def account_records_move(store: FileStore, *, old: str, new: str) -> None:
     shutil.rmtree(moved, ignore_errors=True)
     if waiting.is_dir():
         waiting.rename(moved)
+
+
+def account_records_split(store: FileStore) -> dict[str, Split]:
+    """Every record an older version left in a module's shared file, moved to the account's
+    own file, module by module (a server's start, `manage.py account_records_split`)."""
+    return {module: account_module_split(store, module=module, keys=keys)
+            for module, keys in ACCOUNT_MODULES.items()}
 
 
 def _modules_rekeyed(store: FileStore, *, old: str, new: str | None) -> None:

@@ -26,6 +26,7 @@ from django.core.management import call_command
 from django.core.management.base import BaseCommand
 from django.db import connections
 
+from chat.management.commands.account_records_split import split_report_write
 from chat.management.commands.bootstrap import OWN_ADMIN, admin_ensure, login_text
 from chat.services.index import index_empty
 from personalab.lib.filestore.store import FileStore
@@ -49,6 +50,9 @@ class Command(BaseCommand):
         started = time.monotonic() - (process_age_seconds() or 0.0)
         self.stdout.write("Setting up the data folder (database, admin account, demo)…")
         call_command("migrate", interactive=False, verbosity=0)
+        # A data folder from an older version: no account's record is read from a shared
+        # module file again (personalab/lib/filestore/account_modules.py).
+        split_report_write(get_store(), out=self.stdout, err=self.stderr, quiet=True)
         # A new database for a data folder with items in it (rebuilt from the files): their
         # owners come back first, so the first admin is the files' own `admin` (admin_ensure)
         # and each owner is offered what it deleted (library/trash_owners.py).
