@@ -88,7 +88,9 @@ def test_a_shared_file_that_cannot_be_read_is_left_untouched_and_reported(store)
 
     split = account_module_split(store, module="regex_scripts", keys=KEYS)
 
-    assert split == Split(unreadable=[store.module_path("regex_scripts")])
+    assert list(split.unreadable) == [store.module_path("regex_scripts")]
+    assert "not valid JSON" in split.unreadable[store.module_path("regex_scripts")]
+    assert (split.moved, split.superseded) == (0, 0)
     assert store.module_path("regex_scripts").read_text() == '{"accounts": {"bob": ['
     assert not (store.root / "modules" / "regex_scripts").exists()
 
@@ -101,7 +103,7 @@ def test_an_own_file_that_cannot_be_read_keeps_the_shared_entry_too(store):
 
     split = account_module_split(store, module="regex_scripts", keys=KEYS)
 
-    assert split == Split(moved=3, unreadable=[own])
+    assert (split.moved, split.superseded, list(split.unreadable)) == (3, 0, [own])
     assert own.read_text() == '{"username": "bob", "rec'
     shared = json.loads(store.module_path("regex_scripts").read_text())
     assert shared["accounts"] == {"bob": [{"id": "b"}]} and shared["allowed_cards"] == {}
@@ -147,7 +149,7 @@ def test_many_accounts_move_in_batches_while_others_save(store, monkeypatch):
         thread.join(timeout=60)
     assert not any(thread.is_alive() for thread in threads)
 
-    assert split.moved + split.superseded <= len(names) and split.unreadable == []
+    assert split.moved + split.superseded <= len(names) and split.unreadable == {}
     assert json.loads(store.module_path("generation").read_text()) == {"accounts": {}}
     for name in names:
         saved = [*range(5)] if name in names[::4] else []

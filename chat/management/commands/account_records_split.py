@@ -29,9 +29,8 @@ def split_report_write(store: FileStore, *, out: OutputWrapper, err: OutputWrapp
             out.write(f"{module}: {_records(split.moved)} moved to a file per account"
                       + (f", {_records(split.superseded)} left behind dropped (the account's "
                          "own file is newer)" if split.superseded else ""))
-        for path in split.unreadable:
-            err.write(f"{module}: could not read {path}, left as it was (mend it and run "
-                      "this again)")
+        for why in split.unreadable.values():
+            err.write(f"{module}: {why}; left as it was (mend it and run this again)")
 
 
 def _records(count: int) -> str:

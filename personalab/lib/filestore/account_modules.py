@@ -207,7 +207,7 @@ class Split:
 
     moved: int = 0  # records written to a file of their own
     superseded: int = 0  # shared entries dropped: the account's own file is newer
-    unreadable: list[Path] = field(default_factory=list)  # left as they were
+    unreadable: dict[Path, str] = field(default_factory=dict)  # left as they were: why
 
 
 def account_module_split(store: ModuleStore, *, module: str,
@@ -222,8 +222,8 @@ def account_module_split(store: ModuleStore, *, module: str,
         shared = read_json(store.module_path(module), what=f"modules/{module}.json")
     except MissingFile:
         return split
-    except StoreError:
-        split.unreadable.append(store.module_path(module))
+    except StoreError as error:
+        split.unreadable[store.module_path(module)] = error.message
         return split
     usernames = sorted(_shared_usernames(shared, keys))
     for start in range(0, len(usernames), SPLIT_BATCH):
@@ -246,8 +246,8 @@ def _batch_split(store: ModuleStore, module: str, usernames: list[str],
             held.enter_context(account_module_locked(store, module=module, username=username))
         try:  # read again under the accounts' locks: a first write may have moved one since
             shared = read_json(store.module_path(module), what=f"modules/{module}.json")
-        except StoreError:
-            split.unreadable.append(store.module_path(module))
+        except StoreError as error:
+            split.unreadable[store.module_path(module)] = error.message
             return
         if not isinstance(shared, dict):
             return
@@ -256,8 +256,8 @@ def _batch_split(store: ModuleStore, module: str, usernames: list[str],
         if settled:
             try:
                 _shared_forget(store, module, set(settled), keys)
-            except StoreError:
-                split.unreadable.append(store.module_path(module))
+            except StoreError as error:
+                split.unreadable[store.module_path(module)] = error.message
 
 
 def _own_settled(store: ModuleStore, module: str, username: str, split: Split,
@@ -269,8 +269,8 @@ def _own_settled(store: ModuleStore, module: str, username: str, split: Split,
     path = account_module_path(store, module=module, username=username)
     try:
         own = _own(store, module, username, strict=True)
-    except StoreError:  # which of the two is newer cannot be told: both stay
-        split.unreadable.append(path)
+    except StoreError as error:  # which of the two is newer cannot be told: both stay
+        split.unreadable[path] = error.message
         return False
     if own is None:
         write_json_atomic(path, {"username": username, "record": part})
