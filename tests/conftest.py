@@ -65,6 +65,11 @@ settings.PERSONALAB_INDEX_CATCHUP_SECONDS = 0
 # embed build them on first use.
 os.environ["PERSONALAB_EMBED_PRELOAD"] = "0"
 settings.PERSONALAB_EMBED_PRELOAD = False
+# One account connects the chat socket for every test a process runs (page loads in the browser
+# modules, communicators here): a fast machine can pass 240 a minute. The limit has its own
+# tests (tests/chat/test_consumer.py), which set it.
+os.environ["PERSONALAB_SOCKET_CONNECTS_PER_MINUTE"] = "1000000"
+settings.PERSONALAB_SOCKET_CONNECTS_PER_MINUTE = 1_000_000
 # Exports in the test process: a worker process would not see the test database.
 settings.PERSONALAB_EXPORT_PROCESSES = 0
 for _name in ("OPENAI_BASE_URL", "OPENAI_API_KEY", "PERSONALAB_MODEL", "PERSONALAB_GGUF",
