@@ -48,8 +48,12 @@ CREATE INDEX IF NOT EXISTS log_doc ON log(collection, doc_id, seq);
 CREATE TABLE IF NOT EXISTS snapshots(collection TEXT PRIMARY KEY, seq INTEGER NOT NULL,
                                      part BLOB NOT NULL);
 """
-# The metadata a part reads (turn_text, the line order, the filters).
-_KEPT = ("session_id", "turn", "role", "speaker", "name", *FILTER_KEYS)
+# The metadata a part reads (turn_text, the line order, the filters), and what recall reads of
+# a document Chroma does not hold yet (a round's next reply comes before the sync): `joined`
+# (a round's replies, each after its speaker's name) and `timestamp` (the line's date, and the
+# seed its macros were filled with). Without `joined` a round's third member recalled the two
+# replies its conversation showed, as its own words.
+_KEPT = ("session_id", "turn", "role", "speaker", "name", "joined", "timestamp", *FILTER_KEYS)
 _SAFE_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,127}")
 
 Key = tuple[str, str, str]  # collection, instance_id, doc_id

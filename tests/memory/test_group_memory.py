@@ -360,3 +360,35 @@ def test_every_members_greeting_is_remembered_and_the_index_keeps_up(store, alic
     use_stub.script(Reply("蓝鸦。"))
     result = _run(store, group, "金库的暗号是什么？", speaker=ivo)[0]
     assert any("蓝鸦" in hit["text"] for hit in _hits(store, group, result))
+
+
+def test_a_rounds_earlier_replies_are_not_recalled_beside_the_conversation_that_shows_them(
+        store, alice, character, brenna, background, memory_on, use_stub, monkeypatch):
+    """Before the sync embeds a round, its document is the keyword store's, which kept no
+    `joined`: the round's third member recalled the two replies before its own, which its
+    conversation already shows, as its own words ("- Cato: Alserqi: …\nBrenna: …", the
+    SillyTavern side-by-side run of 2026-12-04)."""
+    monkeypatch.setattr(runtime, "schedule_sync", lambda *args, **kwargs: None)
+    after_turn = context.memory_after_turn
+
+    def followed(*args, **kwargs):
+        after_turn(*args, **kwargs)
+        live_drain()
+
+    monkeypatch.setattr(context, "memory_after_turn", followed)
+    cato = character_save(store, user=alice, character_id=None, data={
+        "name": "Cato", "base_persona": "Runs a night market stall.", "visibility": "private"})
+    group = instance_create(store, owner=alice, character_ids=[character, brenna, cato],
+                            background_id=background, reply_order="everyone")
+    use_stub.script(Reply("I lost the brass lantern by the northern mine."),
+                    Reply("The brass lantern is at the mine."), Reply("Ask the miners."))
+    replies = _run(store, group, "Where did you lose the brass lantern?")
+    third = store.trace_read(group, replies[2].trace_id)["retrievals"]
+    assert not any("northern mine" in line["text"] for passage in third.get("passages") or []
+                   for line in passage["lines"])
+    assert sum("northern mine" in str(m["content"])
+               for m in use_stub.requests[-1]["messages"]) == 1
+
+    round_id = f"turn_{store.instance_state_read(group)['current_session_id']}_1_assistant"
+    hits = runtime.index_for(store).hits_get("turns", group, [round_id])
+    assert hits[0].metadata.get("joined") and hits[0].metadata.get("timestamp")
