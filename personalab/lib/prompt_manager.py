@@ -59,7 +59,7 @@ ST_UNUSED_SWITCHES = {
 # nudge.
 UTILITY_DEFAULTS: dict[str, Any] = {
     "chat_main_prompt": "Write {{char}}'s next reply in a fictional chat between "
-                        "{{charIfNotGroup}} and {{user}}.",
+                        "{{char}} and {{user}}.",
     "new_chat_prompt": "[Start a new Chat]",
     "new_group_chat_prompt": "[Start a new group chat. Group members: {{group}}]",
     "new_example_chat_prompt": "[Example Chat]",

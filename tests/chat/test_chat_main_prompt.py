@@ -1,6 +1,6 @@
 """SillyTavern's default main prompt in Chat Completion, through real turns against the stub
 (which records what the model received): "Write {{char}}'s next reply in a fictional chat
-between {{charIfNotGroup}} and {{user}}." first, with the group's members in a group, in Chinese
+between {{char}} and {{user}}." first (in a group the member who speaks), in Chinese
 for a Chinese prompt; the card's system prompt or a main block replaces it ({{original}} keeps
 it), an edit in the prompt manager's utility prompts changes it, "" sends none; text completion
 sends SillyTavern's System Prompt. The card is written here from the
@@ -46,15 +46,16 @@ def test_a_chat_starts_with_sillytaverns_main_prompt(store, alice, use_stub):
     assert _system(use_stub).count("fictional chat") == 1
 
 
-def test_a_group_names_its_members_in_the_main_prompt(store, alice, use_stub):
+def test_a_group_names_the_member_who_speaks_in_the_main_prompt(store, alice, use_stub):
+    """As a fresh SillyTavern 1.12.6 sends it: its settings.json and Default preset say
+    {{char}}, not openai.js's {{charIfNotGroup}} (the side-by-side run: "between Amy and
+    Alex" there, "between Amy, Brin, Cato and Alex" here)."""
     english(store)
     instance_id = group_create(store, alice, CARD)
     group_turn(store, instance_id)
     first, second = (use_stub.requests[i]["messages"][0]["content"] for i in (-2, -1))
-    assert first.startswith("Write Mira's next reply in a fictional chat between Mira, Rook "
-                            "and Ann.")
-    assert second.startswith("Write Rook's next reply in a fictional chat between Mira, Rook "
-                             "and Ann.")
+    assert first.startswith("Write Mira's next reply in a fictional chat between Mira and Ann.")
+    assert second.startswith("Write Rook's next reply in a fictional chat between Rook and Ann.")
 
 
 def test_the_cards_system_prompt_replaces_it_and_original_keeps_it(store, alice, use_stub):

@@ -69,7 +69,6 @@ def test_a_chinese_chat_is_served_the_chinese_lines_it_sends(store, alice, alice
         "utility_defaults"]
     turn(store, instance_id)
     sent = use_stub.requests[-1]["messages"]
-    main = defaults["chat_main_prompt"].replace("{{char}}", "Mira").replace(
-        "{{charIfNotGroup}}", "Mira").replace("{{user}}", "Ann")
+    main = defaults["chat_main_prompt"].replace("{{char}}", "Mira").replace("{{user}}", "Ann")
     assert sent[0]["content"].startswith(main) and "虚构聊天" in main
     assert any(m["content"] == defaults["new_chat_prompt"] == "[开始新的对话]" for m in sent)

@@ -89,7 +89,7 @@ def test_a_utility_line_is_edited_and_restored_from_the_drawer(page: Page,
     assert line.input_value() == "[{{char}}的性格：{{personality}}]"
     # SillyTavern's default main prompt is among them, editable like the others.
     assert utility.locator("[data-testid=utility-chat_main_prompt]").input_value() == (
-        "写出{{char}}在{{charIfNotGroup}}与{{user}}之间这场虚构聊天中的下一条回复。")
+        "写出{{char}}在{{char}}与{{user}}之间这场虚构聊天中的下一条回复。")
     row = utility.locator("[data-key=personality_format]")
     assert row.locator("[data-role=is-default]").is_visible()
     line.fill("Mood: {{personality}}")
