@@ -40,6 +40,7 @@ from request_compare import MARKER, compare, message_text
 from st_page import PERSONA, PERSONA_NAME, st_page_ready
 
 from tests import cluster
+from tests.browser import CHROMIUM
 from tests.stub_llm import Reply, StubLLM
 
 
@@ -632,7 +633,7 @@ def run_all(args: argparse.Namespace, chosen: list[dict[str, Any]]) -> dict[str,
             shutil.copy(data / "default-user" / "settings.json", pristine_path)
         pristine = json.loads(pristine_path.read_text())
         with sync_playwright() as play:
-            browser = play.chromium.launch(executable_path="/usr/bin/chromium", args=[
+            browser = play.chromium.launch(executable_path=str(CHROMIUM), args=[
                 "--no-sandbox", "--disable-background-networking", "--disable-component-update"])
             page = browser.new_page(viewport={"width": 1280, "height": 900})
             for scenario in chosen:

@@ -9,8 +9,8 @@ captured by one recording stub (tests/stub_llm.py), then compared.
 
 SillyTavern (a checkout with `npm install` done) is started on a free localhost port with its
 connection set to the stub (chat completion source "custom", no streaming) and its page driven
-with Playwright (/usr/bin/chromium): each card imported, opened, its book linked, the messages
-sent from the input box. PersonaLab runs in a child process (Django test client, a throwaway
+with Playwright (Debian's Chromium, tests/browser.py): each card imported, opened, its book
+linked, the messages sent from the input box. PersonaLab runs in a child process (Django test client, a throwaway
 data folder): cards imported over the REST API, a persona, an instance, `POST /api/v1/chat`.
 
 Prints per card and turn both apps' messages (role, short text) and the differences: lore
@@ -43,6 +43,7 @@ from st_page import PERSONA, PERSONA_NAME, st_card_open, st_messages_send, st_pa
 from st_side_group import GROUP, group_compare, pl_group_play, st_group_play
 
 from tests import cluster
+from tests.browser import CHROMIUM
 from tests.stub_llm import Reply, StubLLM
 
 
@@ -206,7 +207,7 @@ def st_drive(url: str, cards: dict[str, dict], names: list[str], stub: StubLLM,
 
     requests: dict[str, list[dict]] = {}
     with sync_playwright() as play:
-        browser = play.chromium.launch(executable_path="/usr/bin/chromium", args=[
+        browser = play.chromium.launch(executable_path=str(CHROMIUM), args=[
             "--no-sandbox", "--disable-background-networking", "--disable-component-update"])
         page = browser.new_page(viewport={"width": 1280, "height": 900})
         page.goto(url)

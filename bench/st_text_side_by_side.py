@@ -15,7 +15,7 @@ SillyTavern is set up as a user would (its settings file: Text Completion, Kobol
 stub, instruct mode on with the preset, the context template, an empty system prompt as
 PersonaLab's default main prompt (SillyTavern's "Neutral - Chat" is a line PersonaLab does not
 send; a card's system prompt is used in both), a local tokenizer) and driven with Playwright
-(/usr/bin/chromium) through st_side_by_side's card import and input box. Compared per turn: the
+(Debian's Chromium, tests/browser.py) through st_side_by_side's card import and input box. Compared per turn: the
 prompt string (exactly; no whitespace is normalised), the stop strings (as a set) and the
 sampler fields KoboldCpp and llama.cpp's server read (the value each server would apply, its own
 default where a field is not sent).
