@@ -255,7 +255,8 @@ def st_prepare(data: Path, stub: StubLLM, scenario: dict[str, Any], pristine: di
     settings = json.loads(path.read_text())
     settings["oai_settings"].update(copy.deepcopy(scenario.get("st_oai") or {}))
     power = settings["power_user"]
-    power["sysprompt"] = {**power.get("sysprompt", {}), "enabled": False}
+    # The System Prompt stays as a fresh install has it ("Neutral - Chat", on): PersonaLab's
+    # text prompts start with it since 2026-12-03 (docs/decisions/default-main-prompt.md).
     power["prefer_character_prompt"] = True
     power["prefer_character_jailbreak"] = True
     extensions = settings.setdefault("extension_settings", {})
