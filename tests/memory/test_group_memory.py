@@ -62,6 +62,19 @@ def _round_played(store, owner, members, background, use_stub) -> str:
     return group
 
 
+def _keyword_writes_only(monkeypatch) -> None:
+    """Each reply's keyword write done before the next reply, and no sync: the sync may wait
+    behind a fill for minutes, and the keyword store is all recall has of the newest lines."""
+    monkeypatch.setattr(runtime, "schedule_sync", lambda *args, **kwargs: None)
+    after_turn = context.memory_after_turn
+
+    def followed(*args, **kwargs):
+        after_turn(*args, **kwargs)
+        live_drain()
+
+    monkeypatch.setattr(context, "memory_after_turn", followed)
+
+
 def _replies_stored(index) -> list[tuple[str, dict]]:
     """The replies' documents in Chroma as recall reads them (speakers named), with metadata."""
     stored = index.collection("turns").get(where={"role": "assistant"},
@@ -115,14 +128,7 @@ def test_a_rounds_next_reply_is_keyword_searchable_with_the_round_before_the_syn
         store, alice, character, brenna, background, memory_on, use_stub, monkeypatch):
     """The sync may wait behind a fill for minutes; meanwhile the keyword store holds what each
     reply's own write gave it, which was the round's last reply alone."""
-    monkeypatch.setattr(runtime, "schedule_sync", lambda *args, **kwargs: None)
-    after_turn = context.memory_after_turn
-
-    def followed(*args, **kwargs):
-        after_turn(*args, **kwargs)
-        live_drain()
-
-    monkeypatch.setattr(context, "memory_after_turn", followed)
+    _keyword_writes_only(monkeypatch)
     group = _round_played(store, alice, [character, brenna], background, use_stub)
 
     round_id = f"turn_{store.instance_state_read(group)['current_session_id']}_1_assistant"
@@ -368,14 +374,7 @@ def test_a_rounds_earlier_replies_are_not_recalled_beside_the_conversation_that_
     `joined`: the round's third member recalled the two replies before its own, which its
     conversation already shows, as its own words ("- Cato: Alserqi: …\nBrenna: …", the
     SillyTavern side-by-side run of 2026-12-04)."""
-    monkeypatch.setattr(runtime, "schedule_sync", lambda *args, **kwargs: None)
-    after_turn = context.memory_after_turn
-
-    def followed(*args, **kwargs):
-        after_turn(*args, **kwargs)
-        live_drain()
-
-    monkeypatch.setattr(context, "memory_after_turn", followed)
+    _keyword_writes_only(monkeypatch)
     cato = character_save(store, user=alice, character_id=None, data={
         "name": "Cato", "base_persona": "Runs a night market stall.", "visibility": "private"})
     group = instance_create(store, owner=alice, character_ids=[character, brenna, cato],
