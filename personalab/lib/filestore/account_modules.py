@@ -191,10 +191,8 @@ def account_module_usernames(store: ModuleStore, *, module: str,
             found = read_json(path, what=f"{module} of an account")
             if isinstance(found, dict) and isinstance(found.get("username"), str):
                 names.add(found["username"])
-    shared = store.module_read(module)
-    for key in keys:
-        if isinstance(shared.get(key), dict):
-            names.update(name for name in shared[key] if isinstance(name, str))
+    names.update(name for name in _shared_usernames(store.module_read(module), keys)
+                 if isinstance(name, str))
     return sorted(names)
 
 
