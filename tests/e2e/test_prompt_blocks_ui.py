@@ -6,7 +6,7 @@ from __future__ import annotations
 import json
 
 import pytest
-from playwright.sync_api import Page
+from playwright.sync_api import Page, expect
 
 from tests.chat.st_presets import st_preset
 from tests.e2e.conftest import DESKTOP, Server, instance_new, screenshot_take
@@ -24,7 +24,9 @@ def test_a_preset_imported_from_the_drawer_lists_its_blocks(page: Page, server: 
     card.locator("[data-role=preset-file]").set_input_files(str(preset))
     card.locator("li", has_text="Auxiliary Prompt").wait_for()
     assert "charPersonality" in card.locator("[data-role=skipped]").inner_text()
-    assert card.locator("[data-testid=preset-imported]").inner_text() == (
+    # Waited for: the drawer's own first read of the blocks can list the imported ones before
+    # the import's read answers and says so.
+    expect(card.locator("[data-testid=preset-imported]")).to_have_text(
         "Imported grim.json: its prompts are the blocks above.")
     assert server.instance_state(instance_id)["generation"]["temperature"] == 0.7
 
