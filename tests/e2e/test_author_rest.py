@@ -90,7 +90,9 @@ def test_prompt_blocks_say_a_refusal_an_outage_and_a_bad_file_in_chinese(
     preset.write_text(json.dumps(st_preset()))
     card.locator("[data-role=preset-file]").set_input_files(str(preset))
     box = card.locator("li", has_text="Whisper").locator("input")
-    box.wait_for()
+    # The import's own read of the blocks answered (the page's first read can list them
+    # before it, and a switch clicked then had its refusal cleared by that read's answer).
+    card.locator("[data-testid=preset-imported]").wait_for()
     assert "(深度 1, 用户)" in card.locator("li", has_text="Whisper").inner_text()
     assert "charPersonality: 预设中已关闭" in card.locator("[data-role=skipped]").inner_text()
     was = box.is_checked()
