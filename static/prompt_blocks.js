@@ -31,6 +31,29 @@ const SKIP_REASONS = {
     error.hidden = !text;
   }
 
+  // Answers can come back out of order (an import's read of the blocks, then a switch clicked
+  // before it answered): the blocks shown are those of the last request sent that answered, and
+  // what is said about an action (a refusal, or clearing one) is the last action's.
+  let requests = 0;
+  let shownRequest = 0;
+  let actions = 0;
+  let saidAction = 0;
+
+  async function load(method, url, body) {
+    const request = ++requests;
+    const manager = await call(method, url, body);
+    if (request > shownRequest) {
+      shownRequest = request;
+      show(manager);
+    }
+  }
+
+  function say(action, text) {
+    if (action < saidAction) return;
+    saidAction = action;
+    problem(text);
+  }
+
   // A refusal's field errors (a preset's bad block) are said after its message.
   async function call(method, url, body) {
     const response = await api(method, url, body);
@@ -129,12 +152,13 @@ const SKIP_REASONS = {
       if (value !== (defaults[row.dataset.key] || "")) changed[row.dataset.key] = value;
     }
     if (utility.querySelector("input[data-key=continue_prefill]").checked) changed.continue_prefill = true;
+    const action = ++actions;
     try {
-      show(await call("PUT", managerUrl, {utility: changed}));
+      await load("PUT", managerUrl, {utility: changed});
       utility.querySelector("[data-role=utility-saved]").hidden = false;
-      problem("");
+      say(action, "");
     } catch (e) {
-      problem(e.message);
+      say(action, e.message);
     }
   });
 
@@ -150,12 +174,13 @@ const SKIP_REASONS = {
     box.className = "inline-check";
     box.checked = !!manager.regex_scripts_allowed;
     box.addEventListener("change", async () => {
+      const action = ++actions;
       try {
-        show(await call("PUT", managerUrl, {regex_scripts_allowed: box.checked}));
-        problem("");
+        await load("PUT", managerUrl, {regex_scripts_allowed: box.checked});
+        say(action, "");
       } catch (e) {
         box.checked = !box.checked;
-        problem(e.message);
+        say(action, e.message);
       }
     });
     label.append(box, ` ${card.dataset.regexAllow}`);
@@ -167,12 +192,13 @@ const SKIP_REASONS = {
     if (!box) return;
     const changed = blocks.map((b, i) => (i === Number(box.dataset.index)
       ? {...b, enabled: box.checked} : b));
+    const action = ++actions;
     try {
-      show(await call("PUT", managerUrl, {blocks: changed}));
-      problem("");
+      await load("PUT", managerUrl, {blocks: changed});
+      say(action, "");
     } catch (e) {
       box.checked = !box.checked;
-      problem(e.message);
+      say(action, e.message);
     }
   });
 
@@ -182,6 +208,7 @@ const SKIP_REASONS = {
     const file = event.target.files[0];
     if (!file) return;
     imported.hidden = true;
+    const action = ++actions;
     try {
       let preset;
       try {
@@ -190,12 +217,12 @@ const SKIP_REASONS = {
         throw new Error(card.dataset.presetUnreadable);
       }
       await call("POST", card.dataset.presetUrl, preset);
-      show(await call("GET", managerUrl));
-      problem("");
+      await load("GET", managerUrl);
+      say(action, "");
       imported.textContent = imported.dataset.text.replace("FILE", file.name);
       imported.hidden = false;
     } catch (e) {
-      problem(e.message);
+      say(action, e.message);
     }
     event.target.value = "";
   });
@@ -203,14 +230,16 @@ const SKIP_REASONS = {
   const reset = card.querySelector("[data-role=reset]");
   if (reset) {
     reset.addEventListener("click", async () => {
+      const action = ++actions;
       try {
-        show(await call("POST", card.dataset.resetUrl));
-        problem("");
+        await load("POST", card.dataset.resetUrl);
+        say(action, "");
       } catch (e) {
-        problem(e.message);
+        say(action, e.message);
       }
     });
   }
 
-  call("GET", managerUrl).then(show).catch((e) => problem(e.message));
+  const first = ++actions;
+  load("GET", managerUrl).catch((e) => say(first, e.message));
 })();

@@ -1,12 +1,14 @@
 """The chat drawer's prompt blocks: a SillyTavern preset file imported from the page lists its
-blocks and what was left out; switching one off is kept."""
+blocks and what was left out; switching one off is kept; answers that come back out of order
+leave the last action's word on the page."""
 
 from __future__ import annotations
 
 import json
+import re
 
 import pytest
-from playwright.sync_api import Page, expect
+from playwright.sync_api import Page, Route, expect
 
 from tests.chat.st_presets import st_preset
 from tests.e2e.conftest import DESKTOP, Server, instance_new, screenshot_take
@@ -38,6 +40,45 @@ def test_a_preset_imported_from_the_drawer_lists_its_blocks(page: Page, server: 
     assert {b["name"]: b["enabled"] for b in blocks}["Whisper"] is False
     card.scroll_into_view_if_needed()
     screenshot_take(page, "60_prompt_blocks_1366", full_page=False)
+    assert page.js_errors == []
+
+
+def test_a_switch_refused_while_an_import_reads_its_blocks_keeps_its_refusal(
+        page: Page, server: Server, tmp_path) -> None:
+    page.goto(f"{server.url}/settings/")
+    card = page.locator("[data-testid=account-prompt-blocks] [data-testid=prompt-blocks]")
+    preset = tmp_path / "grim.json"
+    preset.write_text(json.dumps(st_preset()))
+    card.locator("[data-role=preset-file]").set_input_files(str(preset))
+    imported = card.locator("[data-testid=preset-imported]")
+    expect(imported).to_be_visible()
+    box = card.locator("li", has_text="Whisper").locator("input")
+    held: list[Route] = []
+
+    def hold_reads_refuse_writes(route: Route) -> None:
+        if route.request.method == "GET":
+            held.append(route)
+        else:
+            route.fulfill(status=502, body="<html>Bad gateway</html>", content_type="text/html")
+
+    page.route(re.compile(r".*/prompt_manager$"), hold_reads_refuse_writes)
+    card.locator("[data-role=preset-file]").set_input_files(str(preset))  # imported again
+    for _ in range(250):
+        if held:
+            break
+        page.wait_for_timeout(20)
+    assert held, "the import never read the blocks"
+    was = box.is_checked()
+    box.click()
+    error = card.locator("[data-role=error]")
+    expect(error).to_have_text("The server refused this (error 502).")
+    assert box.is_checked() == was
+    held[0].continue_()
+    # The import's read answers last, after the switch's refusal: its blocks are shown and
+    # its confirmation said in the same task, without clearing the newer refusal.
+    expect(imported).to_be_visible()
+    assert error.is_visible() and error.inner_text() == "The server refused this (error 502)."
+    page.unroute(re.compile(r".*/prompt_manager$"))
     assert page.js_errors == []
 
 
