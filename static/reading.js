@@ -23,7 +23,15 @@ function settingsApply(settings) {
   }
 }
 
-async function settingChange(form, field, value) {
+// One change is saved at a time, in the order made: two sent at once could reach the server (or
+// two of its workers) in the other order, and the older choice would be the one kept.
+let saving = Promise.resolve();
+
+function settingChange(form, field, value) {
+  saving = saving.then(() => settingSave(form, field, value)).catch(() => {});
+}
+
+async function settingSave(form, field, value) {
   const said = form.querySelector("[data-reading-said]");
   const reader = document.getElementById("messages");
   const atEnd = reader && reader.scrollHeight - reader.scrollTop - reader.clientHeight < 40;

@@ -48,7 +48,7 @@ from tests.e2e.seeded_chats import st_chat_import
 from tests.stub_llm import Reply
 
 if TYPE_CHECKING:
-    from playwright.sync_api import Page
+    from playwright.sync_api import Page, Route
 
 _missing = browser_missing_reason()
 if _missing:
@@ -162,6 +162,45 @@ def test_the_settings_page_sets_the_width_and_style_and_the_history_follows(
     row = page.locator(".history-row").nth(2)
     assert row.locator(".msg-number").inner_text().strip() == "#2"
     assert page.locator(".history-layout > section").bounding_box()["width"] <= 44 * 16 + 1
+    assert page.js_errors == []
+
+
+def test_two_changes_made_at_once_keep_the_last_one_on_the_page_and_the_server(
+        server: Server, page: Page) -> None:
+    page.set_viewport_size(DESKTOP)
+    page.goto(f"{server.url}/settings/")
+    page.wait_for_load_state("networkidle")  # the page's own time zone save, if any, is done
+    form = page.get_by_test_id("reading-settings").get_by_test_id("reading-form")
+    held: list[Route] = []
+    answered: list[str] = []
+
+    def hold_the_first_size(route: Route) -> None:
+        if not held and "text_size" in (route.request.post_data or ""):
+            held.append(route)
+        else:
+            route.continue_()
+
+    page.route(re.compile(r".*/api/v1/reading$"), hold_the_first_size)
+    page.on("response", lambda r: answered.append(r.request.post_data or "")
+            if r.request.method == "PUT" and r.url.endswith("/reading") else None)
+    size = form.get_by_test_id("reading-text-size")
+    size.select_option("130")
+    for _ in range(250):
+        if held:
+            break
+        page.wait_for_timeout(20)
+    assert held, "the first change was never sent"
+    size.select_option("150")
+    page.wait_for_timeout(200)  # time for a second request, had it been sent beside the first
+    held[0].continue_()
+    for _ in range(250):
+        if len(answered) == 2:
+            break
+        page.wait_for_timeout(20)
+    assert len(answered) == 2 and "130" in answered[0] and "150" in answered[1], answered
+    page.unroute(re.compile(r".*/api/v1/reading$"))
+    assert page.evaluate("() => document.body.dataset.readingTextSize") == "150"
+    assert api_call(page, server, "GET", "/reading")["text_size"] == "150"
     assert page.js_errors == []
 
 
