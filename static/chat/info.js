@@ -8,6 +8,7 @@ import {renderAll} from "./render.js";
 
 const language = document.documentElement.lang || undefined;
 let closed = null;  // puts the focus back where the Info was asked from
+let asked = 0;  // the last Info asked for: a slow answer for an earlier one is not shown in it
 
 function dialogBox() { return document.getElementById("message-info"); }
 
@@ -64,6 +65,7 @@ function traceRows(info) {
 }
 
 export async function infoShow(article, whenClosed) {
+  const ask = ++asked;
   const box = dialogBox();
   closed = whenClosed;
   box.querySelector("h3").textContent = said(S.infoTitle, article.dataset.index);
@@ -76,8 +78,10 @@ export async function infoShow(article, whenClosed) {
   if (!box.open) box.showModal();
   if (!trace) return;
   const r = await api("GET", `${url("traceUrl", {trace})}?fields=info`);
-  if (!r.ok) { note.textContent = await refusal(r); return; }
-  const info = await r.json();
+  const text = r.ok ? "" : await refusal(r);
+  const info = r.ok ? await r.json() : null;
+  if (ask !== asked) return;
+  if (!info) { note.textContent = text; return; }
   rowsShow(list, [...rows, ...traceRows(info)]);
   note.textContent = info.unfinished ? S.infoUnfinished : "";
 }

@@ -237,6 +237,26 @@ def test_a_replys_info_says_when_which_model_its_tokens_and_how_long(server: Ser
         assert info.get_by_test_id("info-length").inner_text() == "19 characters"
         phone.keyboard.press("Escape")
         assert not info.is_visible()
+        # The reply's Info answered slowly, after the player had closed it and opened their
+        # own message's: the answer is not shown in the other message's dialog.
+        held: list[Route] = []
+        phone.route(re.compile(r".*/traces/[^/]+\?fields=info$"),
+                    lambda route: held.append(route))
+        message_act(reply, "info")
+        for _ in range(250):
+            if held:
+                break
+            phone.wait_for_timeout(20)
+        assert held, "the reply's Info never asked for its trace"
+        phone.keyboard.press("Escape")
+        message_act(mine, "info")
+        with phone.expect_response(lambda r: "fields=info" in r.url):
+            held[0].continue_()
+        phone.wait_for_timeout(200)  # the late answer's own task has run
+        assert info.get_by_test_id("info-length").inner_text() == "19 characters"
+        assert info.get_by_test_id("info-model").count() == 0
+        assert "No model wrote this message" in info.locator("[data-info-note]").inner_text()
+        phone.keyboard.press("Escape")
         assert phone.js_errors == []
     finally:
         phone.context.close()
