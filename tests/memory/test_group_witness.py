@@ -16,6 +16,7 @@ from chat.services.members import (
     instance_member_change,
     instance_member_remove,
 )
+from memory import runtime
 from memory.summaries.recaps import RECAPS_FILE
 from tests.memory.memory_turns import scripted_turn_run, trace_hits_json, window_newest_keep
 from tests.stub_llm import Reply
@@ -47,7 +48,8 @@ def test_a_late_joiner_recalls_only_what_was_said_after_it_joined(
     assert "蓝鲸" in recalled and "灯塔" not in recalled
 
     his = scripted_turn_run(store, story, QUESTION, speaker=character, reply="……", stub=use_stub)
-    assert "灯塔" in trace_hits_json(store, story, his) and "蓝鲸" in trace_hits_json(store, story, his)
+    his_hits = trace_hits_json(store, story, his)
+    assert "灯塔" in his_hits and "蓝鲸" in his_hits
     assert "中途加入" not in json.dumps(use_stub.requests[-1]["messages"], ensure_ascii=False)
 
     # with the whole scene in the window it is shown to her, and she is told she did not
@@ -81,8 +83,8 @@ def test_update_memory_for_a_late_joiner_reads_only_the_turns_it_witnessed(
         as_alice, store, alice, story, character, brenna, use_stub):
     scripted_turn_run(store, story, "我把钥匙藏在了灯塔下面。", stub=use_stub)
     instance_member_add(store, user=alice, instance_id=story, character_id=brenna)
-    scripted_turn_run(store, story, "Brenna，你好，新的暗号是蓝鲸。", speaker=brenna, reply="你好。",
-                      stub=use_stub)
+    scripted_turn_run(store, story, "Brenna，你好，新的暗号是蓝鲸。", speaker=brenna,
+                      reply="你好。", stub=use_stub)
     use_stub.script(Reply("她记住了暗号。"))
 
     response = as_alice("post", f"/api/v1/instances/{story}/update_memory?character_id={brenna}")
@@ -133,3 +135,31 @@ def test_a_late_joiner_is_given_only_the_recaps_of_turns_it_heard(
     scripted_turn_run(store, story, "接下来呢？", speaker=character, reply="……", stub=use_stub)
     his = json.dumps(use_stub.requests[-1]["messages"], ensure_ascii=False)
     assert "RECAP-AFTER" in his and "RECAP-BEFORE" in his
+
+
+def test_a_late_joiner_recalls_a_summary_of_its_lines_that_chroma_does_not_hold_yet(
+        as_alice, store, alice, story, character, brenna, memory_on, use_stub, monkeypatch):
+    """Until the sync embeds a summary again (a Chroma that lost its data), recall reads it from
+    the keyword store, which kept no `speakers`: a member that joined later did not recall the
+    summary of lines it spoke in."""
+    scripted_turn_run(store, story, "我把钥匙藏在了灯塔下面。", stub=use_stub)
+    instance_member_add(store, user=alice, instance_id=story, character_id=brenna)
+    scripted_turn_run(store, story, "Brenna，新的暗号呢？", speaker=brenna, reply="暗号是蓝鲸。",
+                      stub=use_stub)
+    use_stub.script(Reply(json.dumps({"events": [{"summary": "Brenna 把暗号定为蓝鲸，钥匙在灯塔",
+                                                  "plot": "Brenna 定下暗号。"}]},
+                                     ensure_ascii=False)))
+    response = as_alice("post", f"/api/v1/instances/{story}/summarize")
+    assert response.status_code == 200, response.content
+    runtime.drain()
+    monkeypatch.setattr(runtime, "schedule_sync", lambda *args, **kwargs: None)
+    index = runtime.index_for(store)
+    summary = store.ledger_read(story, "summaries")[-1]
+    assert brenna in summary["speakers"].split("|")
+    for name in ("summaries", "plots"):
+        index.collection(name).delete(where={"instance_id": story})
+    assert index.hits_get("summaries", story, [summary["id"]])  # the keyword store's
+
+    hers = scripted_turn_run(store, story, QUESTION, speaker=brenna, reply="……", stub=use_stub)
+
+    assert "暗号定为蓝鲸" in trace_hits_json(store, story, hers)
