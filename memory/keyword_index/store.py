@@ -52,12 +52,13 @@ CREATE TABLE IF NOT EXISTS snapshots(collection TEXT PRIMARY KEY, seq INTEGER NO
 # a document Chroma does not hold yet (a round's next reply comes before the sync, a summary
 # before the sync embeds it again): `joined` (a round's replies, each after its speaker's name),
 # `timestamp` (the line's date, and the seed its macros were filled with) and a summary's or
-# plot's `speakers` (whose replies it tells: memory.selectors.recall_witnessed). Without
-# `joined` a round's third member recalled the two replies its conversation showed, as its own
-# words; without `speakers` a member that joined later did not recall a summary of its own
-# lines. A row written before a key was kept lacks it: recall reads each key with a default.
+# plot's `speakers` and `created_at` (whose replies it tells and when it was made:
+# memory.selectors.recall_witnessed). Without `joined` a round's third member recalled the two
+# replies its conversation showed, as its own words; without `speakers` a member that joined
+# later did not recall a summary of its own lines. A row written before a key was kept lacks
+# it: recall reads each key with a default.
 _KEPT = ("session_id", "turn", "role", "speaker", "name", "joined", "timestamp", "speakers",
-         *FILTER_KEYS)
+         "created_at", *FILTER_KEYS)
 _SAFE_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,127}")
 
 Key = tuple[str, str, str]  # collection, instance_id, doc_id

@@ -109,16 +109,17 @@ def _json_object_find(text: str) -> Any:
 
 def _event_owner(instance_id: str, state: dict[str, Any],
                  messages: list[dict[str, Any]]) -> dict[str, Any]:
-    """Who the events belong to; `speakers` (character ids joined by "|") names who replied in
-    the summarized lines, so a group's summaries say whose story they are."""
+    """Who the events belong to and when they were made; `speakers` (character ids joined by
+    "|") names who replied in the summarized lines, so a group's summaries say whose story they
+    are (and a member that joined later recalls those it spoke in)."""
     speakers = sorted({str(line["speaker"]) for line in messages if line.get("speaker")})
     return {"instance_id": instance_id, "character_id": state.get("character_id"),
-            "background_id": state.get("background_id"), "speakers": "|".join(speakers)}
+            "background_id": state.get("background_id"), "speakers": "|".join(speakers),
+            "created_at": utc_now()}
 
 
 def _event_records(owner: dict[str, Any], session_id: str,
                    events: list[dict[str, str]]) -> tuple[list[dict], list[dict]]:
-    owner = {**owner, "created_at": utc_now()}
     summaries, plots = [], []
     for index, event in enumerate(events):
         summary_id, plot_id = f"summary_{session_id}_{index}", f"plot_{session_id}_{index}"

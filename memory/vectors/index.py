@@ -1,11 +1,11 @@
 """The Chroma memory index: conversation turns, plot-point summaries and detailed plot material.
 
-Collections (seeds/personalab-data-layout.md, "Chroma向量库格式"): `summaries` and `plots` as the seed
-defines them, plus `turns` (one document per finished user/assistant line) so recall works
+Collections (seeds/personalab-data-layout.md, "Chroma向量库格式"): `summaries` and `plots` as the
+seed defines them, plus `turns` (one document per finished user/assistant line) so recall works
 before the first summary exists, and `turns_minilm`: the same lines' all-MiniLM-L6-v2 vectors
 (no documents; personalab/lib/embedding/embeddings.py `second_embed`; none for a line mostly in
-Chinese), written and deleted with `turns` when the model is installed. Everything here can be rebuilt from the files
-(memory/vectors/sync.py): Chroma is never the only copy of anything.
+Chinese), written and deleted with `turns` when the model is installed. Everything here can be
+rebuilt from the files (memory/vectors/sync.py): Chroma is never the only copy of anything.
 """
 
 from __future__ import annotations
@@ -348,13 +348,16 @@ class MemoryIndex:
 
     def add_events(self, *, instance_id: str, character_id: str, background_id: str | None,
                    session_id: str, events: list[dict[str, Any]],
-                   speakers: str = "", keywords_only: bool = False) -> list[str]:
+                   speakers: str = "", created_at: str = "",
+                   keywords_only: bool = False) -> list[str]:
         """Upsert paired summary/plot documents (`summary_{session_id}_{index}` <->
         `plot_{session_id}_{index}`); returns the ids written, summary then plot per event.
-        `speakers`: the character ids (joined by "|") whose replies the events summarize."""
+        `speakers`: the character ids (joined by "|") whose replies the events summarize;
+        `created_at`: when they were made (both read by memory.selectors.recall_witnessed)."""
         owner = {"instance_id": instance_id, "character_id": character_id,
                  "background_id": background_id or "", "session_id": session_id,
-                 **({"speakers": speakers} if speakers else {})}
+                 **({"speakers": speakers} if speakers else {}),
+                 **({"created_at": created_at} if created_at else {})}
         batches: dict[str, list[tuple[str, str, dict[str, Any]]]] = {"summaries": [], "plots": []}
         written: list[str] = []
         for position, event in enumerate(events):
@@ -387,7 +390,8 @@ class MemoryIndex:
             return
         for start in range(0, len(ids), 256):
             stop = start + 256
-            embeddings = self._passages_embed(embed_texts[start:stop], contexts and contexts[start:stop])
+            embeddings = self._passages_embed(embed_texts[start:stop],
+                                              contexts and contexts[start:stop])
             self._call(name, "upsert", ids=ids[start:stop], documents=documents[start:stop],
                        metadatas=metadatas[start:stop], embeddings=embeddings)
             self.keywords.upsert(name, instance_id, list(zip(
@@ -500,7 +504,8 @@ class MemoryIndex:
         return self.keywords.speakers(self._owners(where))
 
     def ask_shares(self, keys: list[Key]) -> dict[Key, float]:
-        """How much of each document asks rather than tells (memory.keyword_index.bm25.ask_share)."""
+        """How much of each document asks rather than tells
+        (memory.keyword_index.bm25.ask_share)."""
         return self.keywords.ask_shares(keys)
 
     def _owners(self, where: dict[str, Any]) -> list[str]:
@@ -566,8 +571,8 @@ class MemoryIndex:
 def ledger_events(store: Any, owner: dict[str, Any]
                   ) -> list[tuple[dict[str, Any], str, dict[str, Any]]]:
     """The events of an instance's ledgers (summaries.jsonl / plots.jsonl) as
-    (their owner's character_id and background_id, session_id, {"index", "summary", "plot"}),
-    deleted records left out."""
+    (their owner's character_id and background_id, session_id, {"index", "speakers",
+    "created_at", "summary", "plot"}), deleted records left out."""
     events: dict[tuple[str, str, str, Any], dict[str, Any]] = {}
     for name, field_name in (("summaries", "summary"), ("plots", "plot")):
         for record in store.ledger_read(owner["instance_id"], name):
@@ -578,7 +583,8 @@ def ledger_events(store: Any, owner: dict[str, Any]
             background_id = record.get("background_id", owner["background_id"])
             key = (session_id, character_id, background_id or "", record.get("index", 0))
             event = events.setdefault(key, {"index": record.get("index", 0),
-                                            "speakers": str(record.get("speakers") or "")})
+                                            "speakers": str(record.get("speakers") or ""),
+                                            "created_at": str(record.get("created_at") or "")})
             event[field_name] = (record.get(field_name) or record.get("text")
                                  or record.get("content") or "")
     return [({"character_id": character_id, "background_id": background_id or None},

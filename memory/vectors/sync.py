@@ -404,12 +404,14 @@ def _events_sync(store: FileStore, index: MemoryIndex, owner: dict[str, Any],
                     for key, value in (("session_id", session_id),
                                        ("character_id", event_owner["character_id"]),
                                        ("background_id", event_owner["background_id"]),
-                                       ("speakers", event.get("speakers")))):
+                                       ("speakers", event.get("speakers")),
+                                       ("created_at", event.get("created_at")))):
                 fresh.append(name)
         written = index.add_events(instance_id=instance_id, session_id=session_id,
                                    character_id=event_owner["character_id"],
                                    background_id=event_owner["background_id"],
                                    events=[event], speakers=event.get("speakers") or "",
+                                   created_at=event.get("created_at") or "",
                                    keywords_only=not fresh)
         if fresh:
             counts.update("summaries" if doc_id.startswith("summary_") else "plots"

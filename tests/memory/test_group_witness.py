@@ -7,6 +7,7 @@ it witnessed."""
 from __future__ import annotations
 
 import json
+import time
 
 import pytest
 
@@ -137,6 +138,18 @@ def test_a_late_joiner_is_given_only_the_recaps_of_turns_it_heard(
     assert "RECAP-AFTER" in his and "RECAP-BEFORE" in his
 
 
+def _summaries_lost_by_chroma(store, instance_id, monkeypatch) -> None:
+    """Chroma loses the instance's summaries and plots, and no sync embeds them again: recall
+    reads them from the keyword store."""
+    runtime.drain()
+    monkeypatch.setattr(runtime, "schedule_sync", lambda *args, **kwargs: None)
+    index = runtime.index_for(store)
+    for name in ("summaries", "plots"):
+        index.collection(name).delete(where={"instance_id": instance_id})
+    summary_id = store.ledger_read(instance_id, "summaries")[-1]["id"]
+    assert index.hits_get("summaries", instance_id, [summary_id])  # the keyword store's
+
+
 def test_a_late_joiner_recalls_a_summary_of_its_lines_that_chroma_does_not_hold_yet(
         as_alice, store, alice, story, character, brenna, memory_on, use_stub, monkeypatch):
     """Until the sync embeds a summary again (a Chroma that lost its data), recall reads it from
@@ -151,15 +164,39 @@ def test_a_late_joiner_recalls_a_summary_of_its_lines_that_chroma_does_not_hold_
                                      ensure_ascii=False)))
     response = as_alice("post", f"/api/v1/instances/{story}/summarize")
     assert response.status_code == 200, response.content
-    runtime.drain()
-    monkeypatch.setattr(runtime, "schedule_sync", lambda *args, **kwargs: None)
-    index = runtime.index_for(store)
-    summary = store.ledger_read(story, "summaries")[-1]
-    assert brenna in summary["speakers"].split("|")
-    for name in ("summaries", "plots"):
-        index.collection(name).delete(where={"instance_id": story})
-    assert index.hits_get("summaries", story, [summary["id"]])  # the keyword store's
+    assert brenna in store.ledger_read(story, "summaries")[-1]["speakers"].split("|")
+    _summaries_lost_by_chroma(store, story, monkeypatch)
 
     hers = scripted_turn_run(store, story, QUESTION, speaker=brenna, reply="……", stub=use_stub)
 
     assert "暗号定为蓝鲸" in trace_hits_json(store, story, hers)
+
+
+def test_a_member_away_when_a_summary_was_made_does_not_recall_it(
+        as_alice, store, alice, character, brenna, background, memory_on, use_stub,
+        monkeypatch):
+    """A member there from the start recalls a summary of others' lines only if it was made
+    while the member was there, which its `created_at` tells; neither Chroma nor the keyword
+    store kept `created_at`, and a member back from being away recalled the summary made
+    meanwhile."""
+    story = instance_create(store, owner=alice, character_ids=[character, brenna],
+                            background_id=background, reply_order="list")
+    instance_member_remove(store, user=alice, instance_id=story, character_id=brenna)
+    scripted_turn_run(store, story, "我把钥匙藏在了灯塔下面。", stub=use_stub)
+    use_stub.script(Reply(json.dumps({"events": [{"summary": "钥匙埋在灯塔的石阶下",
+                                                  "plot": "玩家藏好了钥匙。"}]},
+                                     ensure_ascii=False)))
+    response = as_alice("post", f"/api/v1/instances/{story}/summarize")
+    assert response.status_code == 200, response.content
+    time.sleep(1.01 - time.time() % 1)  # times are kept to the second: she is back after it
+    instance_member_add(store, user=alice, instance_id=story, character_id=brenna)
+
+
+    def recalled(speaker) -> bool:
+        said = scripted_turn_run(store, story, QUESTION, speaker=speaker, reply="……",
+                                 stub=use_stub)
+        return "石阶" in trace_hits_json(store, story, said)
+
+    assert (recalled(brenna), recalled(character)) == (False, True)
+    _summaries_lost_by_chroma(store, story, monkeypatch)
+    assert (recalled(brenna), recalled(character)) == (False, True)
