@@ -6,6 +6,7 @@ as bench/recall_locomo.py indexes it and asked through memory.recall.rag.query_u
 
     .venv/bin/python bench/recall_typos.py [--data DIR ...] [--per-conversation 4]
         [--limit-conversations N] [--embed-cache DIR] [--seed 3]
+        [--real-word-slips | --first-letter-slips]
 
 A probe hits at 5 when one of its evidence lines is among the first five recalled. Prints one
 line per probe (ranks clean / typed, correction off / on, and the corrections made) and ends
@@ -41,6 +42,7 @@ from memory.vectors.index import MemoryIndex  # noqa: E402
 K = 5
 DEFAULT_DATA = [REPO.parent / "shared" / "bench" / "locomo",
                 REPO.parent / "shared" / "bench" / "realtalk-dev"]
+NEXT_KEYS = typos._NEXT_KEYS
 _WORD = re.compile(r"(?<![A-Za-z0-9'])[a-z]{4,}(?![A-Za-z0-9])")
 
 
@@ -55,19 +57,51 @@ def slip(word: str, rng: random.Random) -> str:
     return word[:at] + word[at] + word[at:]
 
 
-def typed(question: str, seed: int) -> str:
+def real_word_slips(word: str) -> list[str]:
+    """The slips of `word` (never on its first letter) that make another English word, not a
+    stop word: "pets" -> "pest", "dinner" -> "diner"."""
+    made = set()
+    for at in range(1, len(word) - 1):
+        made |= {word[:at] + word[at + 1:], word[:at] + word[at] + word[at:],
+                 word[:at] + word[at + 1] + word[at] + word[at + 2:]}
+    english = typos.english_words()
+    return sorted(w for w in made - {word} if w in english and w not in STOP_WORDS_EN)
+
+
+def typed(question: str, seed: int, *, real_words: bool = False,
+          first_letter: bool = False) -> str:
     """The question typed fast: each lower-case word of four letters or more (stop words too:
-    "whre", "waht") slipped with chance one half, at least one word that is not a stop word."""
+    "whre", "waht") slipped with chance one half, at least one word that is not a stop word.
+    `real_words`: one word that is not a stop word is slipped into another English word (the
+    same question otherwise); a question none of whose words can be is left as written.
+    `first_letter`: one word that is not a stop word has its first letter typed as a key next
+    to it instead ("sister": "aister"; the same question otherwise)."""
     rng = random.Random(f"{seed}:{question}")
     words = list(_WORD.finditer(question))
     content = [m for m in words if m.group(0) not in STOP_WORDS_EN]
     if not content:
         return question
     chosen = {m.start() for m in words if rng.random() < 0.5} | {rng.choice(content).start()}
+    made: dict[int, str] = {}
+    if real_words:
+        other = random.Random(f"{seed}:real:{question}")
+        slips = {m.start(): real_word_slips(m.group(0)) for m in content}
+        able = [start for start, found in slips.items() if found]
+        if not able:
+            return question
+        at = other.choice(able)
+        made[at] = other.choice(slips[at])
+        chosen.add(at)
+    elif first_letter:
+        other = random.Random(f"{seed}:first:{question}")
+        word = other.choice(content)
+        made[word.start()] = other.choice(NEXT_KEYS[word.group(0)[0]]) + word.group(0)[1:]
+        chosen.add(word.start())
     pieces, last = [], 0
     for match in words:
         if match.start() in chosen:
-            pieces += [question[last:match.start()], slip(match.group(0), rng)]
+            slipped = slip(match.group(0), rng)
+            pieces += [question[last:match.start()], made.get(match.start(), slipped)]
             last = match.end()
     return "".join(pieces) + question[last:]
 
@@ -80,7 +114,8 @@ def rank_of(question: str, evidence: set[str], *, index: MemoryIndex, instance_i
 
 
 def conversation_probes(path: Path, workdir: Path, *, embedder, per_conversation: int,
-                        seed: int) -> list[dict]:
+                        seed: int, real_words: bool = False,
+                        first_letter: bool = False) -> list[dict]:
     data = json.loads(path.read_text(encoding="utf-8"))
     conversation = data.get("conversation", data)
     instance_id = "bench_" + re.sub(r"[^a-z0-9_]", "_", path.stem.lower())[:50]
@@ -102,7 +137,7 @@ def conversation_probes(path: Path, workdir: Path, *, embedder, per_conversation
         question = str(qa.get("question") or "")
         if qa.get("category") not in QUESTION_CATEGORIES or not evidence:
             continue
-        slipped = typed(question, seed)
+        slipped = typed(question, seed, real_words=real_words, first_letter=first_letter)
         if slipped == question:
             continue
         clean = rank_of(question, evidence, **ask)
@@ -132,6 +167,13 @@ def main() -> None:
     parser.add_argument("--limit-conversations", type=int, default=0)
     parser.add_argument("--embed-cache", type=Path, default=None)
     parser.add_argument("--seed", type=int, default=3)
+    kind = parser.add_mutually_exclusive_group()
+    kind.add_argument("--real-word-slips", action="store_true",
+                      help="slip one word of each question into another English word "
+                           "(\"pets\" -> \"pest\"); questions with no such slip are not asked")
+    kind.add_argument("--first-letter-slips", action="store_true",
+                      help="type the first letter of one word of each question as a key "
+                           "next to it (\"sister\" -> \"aister\")")
     parser.add_argument("--typed-weight", type=float, default=typos.TYPED_WEIGHT,
                         help="try another share of the typed question's scores beside the "
                              "corrected one's")
@@ -147,7 +189,9 @@ def main() -> None:
             for path in paths:
                 found = conversation_probes(path, Path(workdir), embedder=embedder,
                                             per_conversation=args.per_conversation,
-                                            seed=args.seed)
+                                            seed=args.seed,
+                                            real_words=args.real_word_slips,
+                                            first_letter=args.first_letter_slips)
                 for probe in found:
                     show = {None: "-"}
                     print(f"{probe['file'][:12]:<12} clean {probe['clean']} off "

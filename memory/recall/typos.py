@@ -4,17 +4,20 @@ misspelt one, so a misspelt word is corrected against the words the session's ow
 (the keyword index's terms) and the corrected question is searched beside the one typed.
 
 Only a word recall does not know is touched: a stop word, a word of asking ("remember", "ever"),
-a word some line of the session holds (by its stem), an English word the session lacks
-("discussing" is not "disgusting", english()), a capitalised word inside a sentence (a name), a
-word with a digit, a word shorter than MIN_LENGTH or longer than MAX_LENGTH, and anything not
-written in Latin letters stay as typed. A word is corrected to a known word one edit away (a
-letter dropped, doubled, swapped with the next, or mistyped; never its first letter, which phone
-typists rarely miss, save a swap of the first two): the likeliest slip first, then a stop word,
-then the word the session says most, then an English word no line holds. A word no such edit
-explains is compared with the session's terms of about its length, two edits allowed from
-TWO_EDITS_FROM letters on. A message is read for at most MAX_WORDS words and at most
-MAX_CORRECTED of them are corrected, each comparison bounded, so no text a player sends makes
-the correction run long. docs/memory.md, "Questions typed with typos".
+a word some line of the session holds (by its stem), a capitalised word inside a sentence (a
+name), a word with a digit, a word shorter than MIN_LENGTH or longer than MAX_LENGTH, and
+anything not written in Latin letters stay as typed. A word is corrected to a known word one
+edit away (a letter dropped, doubled, swapped with the next, or mistyped; never its first letter,
+which phone typists rarely miss, save a swap of the first two): the likeliest slip first, then a
+stop word, then the word the session says most, then an English word no line holds. A word no
+such edit explains by a word of the session is read with a key next to its first letter ("rhe":
+the), then compared with the session's terms of about its length, two edits allowed from
+TWO_EDITS_FROM letters on. An English word the session lacks ("discussing" is not "disgusting",
+english()) is corrected only to a commoner English word one dropped, doubled or swapped letter
+away that REAL_WORD_SAID lines of the session hold ("pest": pets). A message is read for at
+most MAX_WORDS words and at most MAX_CORRECTED of them are corrected, each comparison bounded,
+so no text a player sends makes the correction run long. docs/memory.md, "Questions typed with
+typos".
 """
 
 from __future__ import annotations
@@ -85,6 +88,13 @@ ANY_SLIP_FROM = 6
 # What an English word no line of the session holds counts for beside the session's terms
 # (each counted by its lines): it is chosen only when no term of the session is as near.
 ENGLISH_SAID = 0.5
+# An English word no line of the session holds, of REAL_WORD_FROM letters or more, may be a slip
+# that made another word ("pest" for "pets"): it is corrected to a term of the session one slip
+# of at least REAL_WORD_SLIP away (dropped, swapped, doubled) that REAL_WORD_SAID lines or more
+# hold and that is a commoner English word than the one typed.
+REAL_WORD_FROM = 4
+REAL_WORD_SLIP = 1.0
+REAL_WORD_SAID = 3
 _ROWS = ("qwertyuiop", "asdfghjkl", "zxcvbnm")
 _NEXT_KEYS = {key: "".join(other for r, row2 in enumerate(_ROWS) for c2, other in enumerate(row2)
                            if other != key and abs(r - r1) <= 1 and abs(c2 - c1) <= 1)
@@ -313,8 +323,11 @@ def _plain_english(word: str) -> float:
     return 1 - rank / len(ranks) if rank is not None else 0.0
 
 
-def _unknown(found: list[re.Match[str]], text: str, lexicon: Lexicon) -> list[str]:
-    """The words of `found` recall does not know, lower-cased, at most MAX_CORRECTED."""
+def _unknown(found: list[re.Match[str]], text: str,
+             lexicon: Lexicon) -> tuple[list[str], list[str]]:
+    """The words of `found` recall does not know, lower-cased: those no English word explains
+    (misspelt), then the English words no line of the session holds (REAL_WORD_FROM letters
+    or more, perhaps a slip that made another word), at most MAX_CORRECTED in all."""
     words: list[str] = []
     for match in found:
         word = match.group(0)
@@ -329,8 +342,11 @@ def _unknown(found: list[re.Match[str]], text: str, lexicon: Lexicon) -> list[st
     words = list(dict.fromkeys(words))
     stems = _stems(words)
     counts = lexicon.counts(stems.values())
-    return [word for word in words
-            if counts.get(stems[word], 0) == 0 and not english(word)][:MAX_CORRECTED]
+    lacked = [word for word in words if counts.get(stems[word], 0) == 0]
+    misspelt = [word for word in lacked if not english(word)][:MAX_CORRECTED]
+    real = [word for word in lacked if word not in misspelt and len(word) >= REAL_WORD_FROM
+            and english(word)]
+    return misspelt, real[:MAX_CORRECTED - len(misspelt)]
 
 
 def typos_correct(text: str, lexicon: Lexicon) -> Correction:
@@ -340,23 +356,67 @@ def typos_correct(text: str, lexicon: Lexicon) -> Correction:
         found.append(match)
         if len(found) >= MAX_WORDS:
             break
-    unknown = _unknown(found, text, lexicon)
-    if not unknown:
+    unknown, real = _unknown(found, text, lexicon)
+    if not unknown and not real:
         return Correction(text)
     stems = _stems(unknown)
     near = {word: _near(word, stems[word]) for word in unknown}
-    counts = lexicon.counts({term for found in near.values() for term in found
-                             if not term.startswith("\0")})
+    meant = {word: _real_word_edits(word) for word in real}
+    counts = lexicon.counts({term for found in (*near.values(), *meant.values())
+                             for term in found if not term.startswith("\0")})
     changes: dict[str, str] = {}
     for word in unknown:
         best = _best_near(word, near[word], counts)
+        if best is None or not _said(best, lexicon):
+            # A slip of the first letter ("rhe": the) before an English word no line holds
+            # ("rhea") or a word two edits away.
+            best = _first_key_near(word, lexicon) or best
         if best is None and len(word) >= SCAN_FROM:
             best = _scanned_near(word, lexicon)
         if best is not None:
             changes[word] = best
+    for word in real:
+        said = [(counts.get(term, 0), _plain_english(edit), edit)
+                for term, edit in meant[word].items() if counts.get(term, 0) >= REAL_WORD_SAID]
+        if said:
+            changes[word] = max(said)[2]
     if not changes:
         return Correction(text)
     return Correction(_replaced(text, found, changes), changes)
+
+
+def _said(word: str, lexicon: Lexicon) -> bool:
+    """`word` is a stop word, a word of asking or a word some line of the session holds."""
+    stem = _stems([word])[word]
+    return word in KNOWN_ALWAYS or lexicon.counts([stem]).get(stem, 0) > 0
+
+
+def _first_key_near(word: str, lexicon: Lexicon) -> str | None:
+    """A word no slip after its first letter explains, read with its first letter as a key
+    next to the one typed ("rhe" the, "eho" who, "aister" sister): a stop word or a word of
+    asking, the commonest; else a term REAL_WORD_SAID lines or more hold, the most said. At
+    most 8 keys, their words stemmed and counted at once."""
+    variants = [key + word[1:] for key in _NEXT_KEYS.get(word[0], "")]
+    asking = [variant for variant in variants if variant in KNOWN_ALWAYS]
+    if asking:
+        return max(asking, key=_plain_english)
+    stems = _stems(variants)
+    counts = lexicon.counts(stems.values())
+    said = [(counts.get(stems[variant], 0), variant) for variant in variants
+            if counts.get(stems[variant], 0) >= REAL_WORD_SAID]
+    return max(said)[1] if said else None
+
+
+def _real_word_edits(word: str) -> dict[str, str]:
+    """What an English word the session lacks may have been meant as: the commoner English
+    words one of the likeliest slips away (a letter dropped, doubled or swapped: "pest" for
+    "pets", "diner" for "dinner"), by their terms (stems). A handful of the word's edits are
+    English, and only those are stemmed."""
+    typed = _plain_english(word)
+    edits = [edit for edit, slip in _edits(word).items() if slip >= REAL_WORD_SLIP
+             and edit not in KNOWN_ALWAYS and _plain_english(edit) > typed]
+    edits.sort(key=_plain_english)  # of two edits with one stem, the commoner is kept
+    return {term: edit for edit, term in _stems(edits).items()}
 
 
 def _replaced(text: str, found: list[re.Match[str]], changes: dict[str, str]) -> str:

@@ -145,3 +145,79 @@ def test_an_english_word_the_session_lacks_is_not_taken_for_a_slip():
         "flims": "films"}
     # No word of the session is as near: an English word, for the dense side to read.
     assert typos_correct("any hobbbies", Session()).changes == {"hobbbies": "hobbies"}
+
+
+PETS = [
+    ("We have two pets now, a cat and a rabbit.", "Two pets is a lot of feeding."),
+    ("The pets woke me at dawn again.", "Pets have no sense of weekends."),
+    ("I took the pets to the vet for their shots.", "Hope they were brave."),
+    ("We had dinner at the harbour on Friday.", "Sounds lovely."),
+    ("Dinner was fish and chips.", "A classic."),
+    ("After dinner we walked along the pier.", "Nice end to the day."),
+    ("I wrote my plan for the garden.", "Share it when it is done."),
+]
+
+
+@pytest.fixture(scope="module")
+def pets_index(tmp_path_factory):
+    index = MemoryIndex(chroma_path=tmp_path_factory.mktemp("pets") / "chroma_db")
+    index.add_turns(instance_id="inst_pets", character_id="char_001", background_id=None,
+                    session_id="sess_001", turns=turn_lines(*PETS), keywords_only=True)
+    return index
+
+
+@pytest.mark.parametrize(("question", "changes"), [
+    ("how many pest do we have", {"pest": "pets"}),  # two letters swapped
+    ("where did we have diner on friday", {"diner": "dinner"}),  # a letter dropped
+])
+def test_a_slip_that_makes_another_word_is_read_as_the_word_the_session_says(
+        pets_index, question, changes):
+    assert typos_read(question, pets_index, ["inst_pets"]).changes == changes
+
+
+@pytest.mark.parametrize("question", [
+    "what did we have for dinner",  # a word the session holds
+    "what was the plane like",  # "plan" is said once, and commoner: "plane" is meant
+    "did the carpet need cleaning",  # nothing the session says is one slip away
+])
+def test_a_clean_question_in_a_session_is_left_as_typed(pets_index, question):
+    corrected = typos_read(question, pets_index, ["inst_pets"])
+    assert corrected.changes == {} and corrected.text == question
+
+
+class _Saying:
+    """A session whose lines hold these terms so many times."""
+
+    def __init__(self, said: dict[str, int]) -> None:
+        self.said = said
+
+    def counts(self, terms):
+        return {term: self.said.get(term, 0) for term in terms}
+
+    def like(self, *, first, lengths, limit):
+        return []
+
+
+def test_an_english_word_is_read_as_a_slip_only_of_a_commoner_word_the_session_says_often():
+    """"pest" is rarer than "pets" and "plane" than "plan": the one read as a slip of the
+    other only when the session says the other in REAL_WORD_SAID lines or more."""
+    session = _Saying({"plan": 9, "pet": 9})
+    assert typos_correct("how was the plane", session).changes == {}
+    assert typos_correct("how are the pest", session).changes == {"pest": "pets"}
+    seldom = _Saying({"pet": typos.REAL_WORD_SAID - 1})
+    assert typos_correct("how are the pest", seldom).changes == {}
+
+
+def test_a_slip_of_the_first_letter_is_read_when_nothing_after_it_explains_the_word():
+    """"rhe" and "eho": a key next to the first letter makes a stop word; "aister": a word the
+    session says often. A word that a slip after its first letter explains is read so."""
+    session = _Saying({"sister": typos.REAL_WORD_SAID, "key": 1})
+    assert typos_correct("where are rhe keys", session).changes == {"rhe": "the"}
+    assert typos_correct("eho is my aister", session).changes == {"eho": "who",
+                                                                   "aister": "sister"}
+    assert typos_correct("where is my sistr", session).changes == {"sistr": "sister"}
+    seldom = _Saying({"sister": typos.REAL_WORD_SAID - 1})
+    assert typos_correct("eho is my aister", seldom).changes == {"eho": "who"}
+    # "dace": "dance" by a dropped letter, a word the session holds (stem "danc"), not "face".
+    assert typos_correct("did she run a dace", _Saying({"danc": 3, "face": 9})).changes == {
+        "dace": "dance"}
