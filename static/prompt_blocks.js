@@ -31,27 +31,30 @@ const SKIP_REASONS = {
     error.hidden = !text;
   }
 
-  // Answers can come back out of order (an import's read of the blocks, then a switch clicked
-  // before it answered): the blocks shown are those of the last request sent that answered, and
-  // what is said about an action (a refusal, or clearing one) is the last action's.
-  let requests = 0;
-  let shownRequest = 0;
-  let actions = 0;
-  let saidAction = 0;
+  // One request at a time, in the order made: two switches clicked in quick succession, or a
+  // switch clicked while the first read answers, reach the server (or two of its workers) in
+  // that order. Each switch sends every block as the page then shows it, and the blocks are
+  // drawn again from the last answer only, so a switch clicked meanwhile is not undrawn.
+  let queue = Promise.resolve();
+  let waiting = 0;
 
-  async function load(method, url, body) {
-    const request = ++requests;
-    const manager = await call(method, url, body);
-    if (request > shownRequest) {
-      shownRequest = request;
-      show(manager);
-    }
+  function queued(method, url, body) {
+    waiting += 1;
+    const done = queue.then(() => call(method, url, body)).finally(() => { waiting -= 1; });
+    queue = done.catch(() => {});
+    return done;
   }
 
-  function say(action, text) {
-    if (action < saidAction) return;
-    saidAction = action;
-    problem(text);
+  // While an import or a reset replaces the blocks, the switches and the utility lines wait:
+  // a change made to the blocks being replaced would be sent after them and undo them.
+  function held(on) {
+    for (const part of [list, regex, utility]) part.inert = on;
+    list.setAttribute("aria-busy", String(on));
+  }
+
+  async function load(method, url, body) {
+    const manager = await queued(method, url, body);
+    if (!waiting) show(manager);
   }
 
   // A refusal's field errors (a preset's bad block) are said after its message.
@@ -152,13 +155,12 @@ const SKIP_REASONS = {
       if (value !== (defaults[row.dataset.key] || "")) changed[row.dataset.key] = value;
     }
     if (utility.querySelector("input[data-key=continue_prefill]").checked) changed.continue_prefill = true;
-    const action = ++actions;
     try {
       await load("PUT", managerUrl, {utility: changed});
       utility.querySelector("[data-role=utility-saved]").hidden = false;
-      say(action, "");
+      problem("");
     } catch (e) {
-      say(action, e.message);
+      problem(e.message);
     }
   });
 
@@ -174,13 +176,12 @@ const SKIP_REASONS = {
     box.className = "inline-check";
     box.checked = !!manager.regex_scripts_allowed;
     box.addEventListener("change", async () => {
-      const action = ++actions;
-      try {
+        try {
         await load("PUT", managerUrl, {regex_scripts_allowed: box.checked});
-        say(action, "");
+        problem("");
       } catch (e) {
         box.checked = !box.checked;
-        say(action, e.message);
+        problem(e.message);
       }
     });
     label.append(box, ` ${card.dataset.regexAllow}`);
@@ -190,15 +191,14 @@ const SKIP_REASONS = {
   list.addEventListener("change", async (event) => {
     const box = event.target.closest("input[data-index]");
     if (!box) return;
-    const changed = blocks.map((b, i) => (i === Number(box.dataset.index)
-      ? {...b, enabled: box.checked} : b));
-    const action = ++actions;
+    const boxes = list.querySelectorAll("input[data-index]");
+    const changed = blocks.map((b, i) => ({...b, enabled: boxes[i] ? boxes[i].checked : b.enabled}));
     try {
       await load("PUT", managerUrl, {blocks: changed});
-      say(action, "");
+      problem("");
     } catch (e) {
       box.checked = !box.checked;
-      say(action, e.message);
+      problem(e.message);
     }
   });
 
@@ -208,7 +208,7 @@ const SKIP_REASONS = {
     const file = event.target.files[0];
     if (!file) return;
     imported.hidden = true;
-    const action = ++actions;
+    held(true);
     try {
       let preset;
       try {
@@ -216,13 +216,15 @@ const SKIP_REASONS = {
       } catch (notJson) {
         throw new Error(card.dataset.presetUnreadable);
       }
-      await call("POST", card.dataset.presetUrl, preset);
+      await queued("POST", card.dataset.presetUrl, preset);
       await load("GET", managerUrl);
-      say(action, "");
+      held(false);
+      problem("");
       imported.textContent = imported.dataset.text.replace("FILE", file.name);
       imported.hidden = false;
     } catch (e) {
-      say(action, e.message);
+      held(false);
+      problem(e.message);
     }
     event.target.value = "";
   });
@@ -230,16 +232,17 @@ const SKIP_REASONS = {
   const reset = card.querySelector("[data-role=reset]");
   if (reset) {
     reset.addEventListener("click", async () => {
-      const action = ++actions;
+      held(true);
       try {
         await load("POST", card.dataset.resetUrl);
-        say(action, "");
+        held(false);
+        problem("");
       } catch (e) {
-        say(action, e.message);
+        held(false);
+        problem(e.message);
       }
     });
   }
 
-  const first = ++actions;
-  load("GET", managerUrl).catch((e) => say(first, e.message));
+  load("GET", managerUrl).catch((e) => problem(e.message));
 })();

@@ -1,6 +1,6 @@
 """The chat drawer's prompt blocks: a SillyTavern preset file imported from the page lists its
-blocks and what was left out; switching one off is kept; answers that come back out of order
-leave the last action's word on the page."""
+blocks and what was left out; switching one off is kept; two switches clicked at once are both
+kept, and the switches wait while an import replaces the blocks."""
 
 from __future__ import annotations
 
@@ -12,6 +12,7 @@ from playwright.sync_api import Page, Route, expect
 
 from tests.chat.st_presets import st_preset
 from tests.e2e.conftest import DESKTOP, Server, instance_new, screenshot_take
+from tests.e2e.page_api import api_call
 
 pytestmark = [pytest.mark.e2e, pytest.mark.server_shared]
 
@@ -43,42 +44,78 @@ def test_a_preset_imported_from_the_drawer_lists_its_blocks(page: Page, server: 
     assert page.js_errors == []
 
 
-def test_a_switch_refused_while_an_import_reads_its_blocks_keeps_its_refusal(
-        page: Page, server: Server, tmp_path) -> None:
+def _settings_blocks_imported(page: Page, server: Server, tmp_path):
+    """The settings page's prompt blocks card with a SillyTavern preset imported from it."""
     page.goto(f"{server.url}/settings/")
     card = page.locator("[data-testid=account-prompt-blocks] [data-testid=prompt-blocks]")
     preset = tmp_path / "grim.json"
     preset.write_text(json.dumps(st_preset()))
     card.locator("[data-role=preset-file]").set_input_files(str(preset))
-    imported = card.locator("[data-testid=preset-imported]")
-    expect(imported).to_be_visible()
-    box = card.locator("li", has_text="Whisper").locator("input")
-    held: list[Route] = []
+    expect(card.locator("[data-testid=preset-imported]")).to_be_visible()
+    return card, preset
 
-    def hold_reads_refuse_writes(route: Route) -> None:
-        if route.request.method == "GET":
-            held.append(route)
-        else:
-            route.fulfill(status=502, body="<html>Bad gateway</html>", content_type="text/html")
 
-    page.route(re.compile(r".*/prompt_manager$"), hold_reads_refuse_writes)
-    card.locator("[data-role=preset-file]").set_input_files(str(preset))  # imported again
+def _held_until(page: Page, held: list) -> None:
     for _ in range(250):
         if held:
+            return
+        page.wait_for_timeout(20)
+    raise AssertionError("the page never sent the request held")
+
+
+def test_the_switches_wait_while_an_import_replaces_the_blocks(page: Page, server: Server,
+                                                               tmp_path) -> None:
+    card, preset = _settings_blocks_imported(page, server, tmp_path)
+    held: list[Route] = []
+    page.route(re.compile(r".*/prompt_manager$"),
+               lambda route: held.append(route) if route.request.method == "GET"
+               else route.continue_())
+    card.locator("[data-role=preset-file]").set_input_files(str(preset))  # imported again
+    _held_until(page, held)
+    # A switch of the blocks being replaced would be sent after the import and undo it.
+    blocks = card.locator("[data-role=blocks]")
+    assert blocks.evaluate("list => list.inert") and blocks.get_attribute("aria-busy") == "true"
+    held[0].continue_()
+    expect(card.locator("[data-testid=preset-imported]")).to_be_visible()
+    assert not blocks.evaluate("list => list.inert")
+    assert blocks.get_attribute("aria-busy") == "false"
+    page.unroute(re.compile(r".*/prompt_manager$"))
+    assert page.js_errors == []
+
+
+def test_two_switches_clicked_at_once_are_both_kept(page: Page, server: Server,
+                                                    tmp_path) -> None:
+    card, _ = _settings_blocks_imported(page, server, tmp_path)
+    held: list[Route] = []
+    answered: list[int] = []
+
+    def hold_the_first_put(route: Route) -> None:
+        if route.request.method == "PUT" and not held:
+            held.append(route)
+        else:
+            route.continue_()
+
+    page.route(re.compile(r".*/prompt_manager$"), hold_the_first_put)
+    page.on("response", lambda r: answered.append(r.status)
+            if r.request.method == "PUT" and r.url.endswith("/prompt_manager") else None)
+    whisper = card.locator("li", has_text="Whisper").locator("input")
+    tail = card.locator("li", has_text="Tail note").locator("input")
+    was = {"Whisper": whisper.is_checked(), "Tail note": tail.is_checked()}
+    whisper.click()
+    _held_until(page, held)
+    tail.click()
+    page.wait_for_timeout(200)  # time for a second request, had it been sent beside the first
+    held[0].continue_()
+    for _ in range(250):
+        if len(answered) == 2:
             break
         page.wait_for_timeout(20)
-    assert held, "the import never read the blocks"
-    was = box.is_checked()
-    box.click()
-    error = card.locator("[data-role=error]")
-    expect(error).to_have_text("The server refused this (error 502).")
-    assert box.is_checked() == was
-    held[0].continue_()
-    # The import's read answers last, after the switch's refusal: its blocks are shown and
-    # its confirmation said in the same task, without clearing the newer refusal.
-    expect(imported).to_be_visible()
-    assert error.is_visible() and error.inner_text() == "The server refused this (error 502)."
+    assert answered == [200, 200]
     page.unroute(re.compile(r".*/prompt_manager$"))
+    manager = api_call(page, server, "GET", "/prompt_manager")
+    kept = {b["name"]: b["enabled"] for b in manager["blocks"]}
+    assert kept["Whisper"] is not was["Whisper"] and kept["Tail note"] is not was["Tail note"]
+    assert whisper.is_checked() is kept["Whisper"] and tail.is_checked() is kept["Tail note"]
     assert page.js_errors == []
 
 
