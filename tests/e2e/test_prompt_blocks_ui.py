@@ -5,13 +5,13 @@ kept, and the switches wait while an import replaces the blocks."""
 from __future__ import annotations
 
 import json
-import re
 
 import pytest
-from playwright.sync_api import Page, Route, expect
+from playwright.sync_api import Page, expect
 
 from tests.chat.st_presets import st_preset
 from tests.e2e.conftest import DESKTOP, Server, instance_new, screenshot_take
+from tests.e2e.held_requests import HeldRequests, answers_kept, page_wait
 from tests.e2e.page_api import api_call
 
 pytestmark = [pytest.mark.e2e, pytest.mark.server_shared]
@@ -55,63 +55,41 @@ def _settings_blocks_imported(page: Page, server: Server, tmp_path):
     return card, preset
 
 
-def _held_until(page: Page, held: list) -> None:
-    for _ in range(250):
-        if held:
-            return
-        page.wait_for_timeout(20)
-    raise AssertionError("the page never sent the request held")
-
-
 def test_the_switches_wait_while_an_import_replaces_the_blocks(page: Page, server: Server,
                                                                tmp_path) -> None:
     card, preset = _settings_blocks_imported(page, server, tmp_path)
-    held: list[Route] = []
-    page.route(re.compile(r".*/prompt_manager$"),
-               lambda route: held.append(route) if route.request.method == "GET"
-               else route.continue_())
+    reads = HeldRequests(page, r".*/prompt_manager$", lambda request: request.method == "GET")
     card.locator("[data-role=preset-file]").set_input_files(str(preset))  # imported again
-    _held_until(page, held)
+    reads.wait("the import never read the blocks")
     # A switch of the blocks being replaced would be sent after the import and undo it.
     blocks = card.locator("[data-role=blocks]")
     assert blocks.evaluate("list => list.inert") and blocks.get_attribute("aria-busy") == "true"
-    held[0].continue_()
+    reads.release()
     expect(card.locator("[data-testid=preset-imported]")).to_be_visible()
     assert not blocks.evaluate("list => list.inert")
     assert blocks.get_attribute("aria-busy") == "false"
-    page.unroute(re.compile(r".*/prompt_manager$"))
+    reads.stop()
     assert page.js_errors == []
 
 
 def test_two_switches_clicked_at_once_are_both_kept(page: Page, server: Server,
                                                     tmp_path) -> None:
     card, _ = _settings_blocks_imported(page, server, tmp_path)
-    held: list[Route] = []
-    answered: list[int] = []
-
-    def hold_the_first_put(route: Route) -> None:
-        if route.request.method == "PUT" and not held:
-            held.append(route)
-        else:
-            route.continue_()
-
-    page.route(re.compile(r".*/prompt_manager$"), hold_the_first_put)
-    page.on("response", lambda r: answered.append(r.status)
-            if r.request.method == "PUT" and r.url.endswith("/prompt_manager") else None)
+    writes = HeldRequests(page, r".*/prompt_manager$", lambda request: request.method == "PUT",
+                          first_only=True)
+    answered = answers_kept(page, lambda r: r.request.method == "PUT"
+                            and r.url.endswith("/prompt_manager"))
     whisper = card.locator("li", has_text="Whisper").locator("input")
     tail = card.locator("li", has_text="Tail note").locator("input")
     was = {"Whisper": whisper.is_checked(), "Tail note": tail.is_checked()}
     whisper.click()
-    _held_until(page, held)
+    writes.wait("the first switch was never sent")
     tail.click()
     page.wait_for_timeout(200)  # time for a second request, had it been sent beside the first
-    held[0].continue_()
-    for _ in range(250):
-        if len(answered) == 2:
-            break
-        page.wait_for_timeout(20)
-    assert answered == [200, 200]
-    page.unroute(re.compile(r".*/prompt_manager$"))
+    writes.release()
+    page_wait(page, lambda: len(answered) == 2, "the two switches were not both answered")
+    assert [r.status for r in answered] == [200, 200]
+    writes.stop()
     manager = api_call(page, server, "GET", "/prompt_manager")
     kept = {b["name"]: b["enabled"] for b in manager["blocks"]}
     assert kept["Whisper"] is not was["Whisper"] and kept["Tail note"] is not was["Tail note"]

@@ -38,6 +38,7 @@ from tests.e2e.conftest import (
     wait_until,
 )
 from tests.e2e.device_pages import touch_page_new
+from tests.e2e.held_requests import HeldRequests, answers_kept, page_wait
 from tests.e2e.page_api import (
     api_call,
     character_make,
@@ -48,7 +49,7 @@ from tests.e2e.seeded_chats import st_chat_import
 from tests.stub_llm import Reply
 
 if TYPE_CHECKING:
-    from playwright.sync_api import Page, Route
+    from playwright.sync_api import Page
 
 _missing = browser_missing_reason()
 if _missing:
@@ -171,34 +172,21 @@ def test_two_changes_made_at_once_keep_the_last_one_on_the_page_and_the_server(
     page.goto(f"{server.url}/settings/")
     page.wait_for_load_state("networkidle")  # the page's own time zone save, if any, is done
     form = page.get_by_test_id("reading-settings").get_by_test_id("reading-form")
-    held: list[Route] = []
-    answered: list[str] = []
-
-    def hold_the_first_size(route: Route) -> None:
-        if not held and "text_size" in (route.request.post_data or ""):
-            held.append(route)
-        else:
-            route.continue_()
-
-    page.route(re.compile(r".*/api/v1/reading$"), hold_the_first_size)
-    page.on("response", lambda r: answered.append(r.request.post_data or "")
-            if r.request.method == "PUT" and r.url.endswith("/reading") else None)
+    sizes = HeldRequests(page, r".*/api/v1/reading$",
+                         lambda request: "text_size" in (request.post_data or ""),
+                         first_only=True)
+    answered = answers_kept(page, lambda r: r.request.method == "PUT"
+                            and r.url.endswith("/reading"))
     size = form.get_by_test_id("reading-text-size")
     size.select_option("130")
-    for _ in range(250):
-        if held:
-            break
-        page.wait_for_timeout(20)
-    assert held, "the first change was never sent"
+    sizes.wait("the first change was never sent")
     size.select_option("150")
     page.wait_for_timeout(200)  # time for a second request, had it been sent beside the first
-    held[0].continue_()
-    for _ in range(250):
-        if len(answered) == 2:
-            break
-        page.wait_for_timeout(20)
-    assert len(answered) == 2 and "130" in answered[0] and "150" in answered[1], answered
-    page.unroute(re.compile(r".*/api/v1/reading$"))
+    sizes.release()
+    page_wait(page, lambda: len(answered) == 2, "the two changes were not both answered")
+    sent = [r.request.post_data or "" for r in answered]
+    assert len(sent) == 2 and "130" in sent[0] and "150" in sent[1], sent
+    sizes.stop()
     assert page.evaluate("() => document.body.dataset.readingTextSize") == "150"
     assert api_call(page, server, "GET", "/reading")["text_size"] == "150"
     assert page.js_errors == []
@@ -239,19 +227,13 @@ def test_a_replys_info_says_when_which_model_its_tokens_and_how_long(server: Ser
         assert not info.is_visible()
         # The reply's Info answered slowly, after the player had closed it and opened their
         # own message's: the answer is not shown in the other message's dialog.
-        held: list[Route] = []
-        phone.route(re.compile(r".*/traces/[^/]+\?fields=info$"),
-                    lambda route: held.append(route))
+        traces = HeldRequests(phone, r".*/traces/[^/]+\?fields=info$", lambda request: True)
         message_act(reply, "info")
-        for _ in range(250):
-            if held:
-                break
-            phone.wait_for_timeout(20)
-        assert held, "the reply's Info never asked for its trace"
+        traces.wait("the reply's Info never asked for its trace")
         phone.keyboard.press("Escape")
         message_act(mine, "info")
         with phone.expect_response(lambda r: "fields=info" in r.url):
-            held[0].continue_()
+            traces.release()
         phone.wait_for_timeout(200)  # the late answer's own task has run
         assert info.get_by_test_id("info-length").inner_text() == "19 characters"
         assert info.get_by_test_id("info-model").count() == 0
