@@ -419,6 +419,102 @@ PLANTED.update({
     ],
 })
 
+# A sixth held-out set (2026-12-04): written before any change it measures, on conversations no
+# earlier set of this file used (LoCoMo conv-44, also played as a group, and conv-47, REALTALK
+# Chat_6, MemDaily u42; Chat_6 and u42 are bench/recall_spoken.py's, its questions not reused),
+# by a writer who did not read the app's recall. A mix of the ways people talk, as the first
+# probes: follow-ups, "that" / 那个, vague times, corrections, a question inside a chatty message,
+# the player's own facts (planted without the question's words, or told in a lead-in turn),
+# typos and slang, colloquial Chinese, and in a group a question to Rook about what Andrew said.
+# Played alone with --only "held out 6".
+HELD6 = "held out 6"
+PROBES.update({
+    "locomo/conv-44.json": [
+        (HELD6, ["how's Toby doing these days?", "remind me what kind of dog he is?"],
+         ["D14:19", "D23:13", "D14:24"]),
+        (HELD6, ["what was that trail you said is good for a weekend hike?"], ["D1:20"]),
+        (HELD6, ["do you remember what mix Pepper and Panda are?",
+                 "sorry no, I meant Precious and Pixie"], ["D26:13", "D10:7", "D19:12"]),
+        (HELD6, ["ugh, still in this cast and typing one-handed is a nightmare, the pups think my "
+                 "arm is a chew toy lol. anyway what was that new job you started way back when "
+                 "we first started chatting?"], ["D1:2"]),
+        (HELD6, ["a while back you told me about some class where you made it all the way to the "
+                 "top, what kind of class was it?"], ["D8:1", "D8:3", "D8:7"]),
+        (HELD6, ["wat did u n ur gf end up calling the pup u got after buddy"], ["D28:8"]),
+        (HELD6, ["where does my sister live now?"], ["P1"]),
+    ],
+    "group:locomo/conv-44.json": [
+        (HELD6, ["Rook, what food did Andrew say he tried for the first time?"],
+         ["D25:3", "D25:5"]),
+        (HELD6, ["Andrew was bragging about making it up that rock wall, right Rook?",
+                 "what did he say he wants to try next?"], ["D8:7"]),
+        (HELD6, ["Rook, where are Andrew and his girlfriend taking Toby next month?"], ["D20:1"]),
+        (HELD6, ["Rook, where did Andrew say he and his gf volunteered?"], ["D13:1", "D13:13"]),
+    ],
+    "locomo/conv-47.json": [
+        (HELD6, ["so how's the new gig going since you quit IT?",
+                 "what games did you want to host comps for again?"], ["D18:7", "D18:9"]),
+        (HELD6, ["that fantasy book u told me to check out, whats it called"], ["D8:14"]),
+        (HELD6, ["which football club do I support?", "no wait, I mean you, which one's yours?"],
+         ["D13:15"]),
+        (HELD6, ["ugh the power went out again last night and I lost a whole evening of progress, "
+                 "Samantha just laughed at me. anyway where'd you say you traveled to most "
+                 "recently?"], ["D6:15"]),
+        (HELD6, ["what's my day job again?"], ["P1"]),
+        (HELD6, ["what am i saving up for again lol"], ["P2"]),
+        (HELD6, ["oh btw my little brother Tom is gonna stay with us for a couple months till he "
+                 "finds a place", *SMALL_TALK, "who's crashing at our place again?"], ["said:0"]),
+    ],
+    "realtalk-dev/Chat_6_Vanessa_Nicolas.json": [
+        (HELD6, ["u still at the clinic rn?", "wait what kinda clinic is it again"],
+         ["D6:14", "D6:21"]),
+        (HELD6, ["who did i have to drive to the airport that one time",
+                 "nah i mean where was she flying off to"], ["D10:14"]),
+        (HELD6, ["a while ago u had that creepy guy following u around, what did u end up filing"],
+         ["D19:15"]),
+        (HELD6, ["dude im dead tired, covered another shift at my friends starbucks and some lady "
+                 "screamed at me over her drink. anyway whats ur usual boba order"],
+         ["D18:38", "D18:40"]),
+        (HELD6, ["who'd i party with on nye last year"], ["D4:33"]),
+        (HELD6, ["wats my hammys name"], ["P1"]),
+        (HELD6, ["hows ur hand doing", "how'd that even happen again"],
+         ["D9:4", "D9:5", "D9:6"]),
+    ],
+    "memdaily-zh-dev/memdaily-u42.json": [
+        (HELD6, ["我舅舅今年多大了啊？", "那同事呢？"], ["D2:1", "D9:2"]),
+        (HELD6, ["我同事叫啥来着？", "她生日是哪天啊"], ["D5:5"]),
+        (HELD6, ["我老用的那个护发的东西是啥牌子的来着"], ["D2:9", "D2:10", "D4:1", "D4:2"]),
+        (HELD6, ["农业升级合作大会在哪儿开？", "不是，我是问它啥时候开"], ["D8:5"]),
+        (HELD6, ["今天在地里忙了一整天，腰都直不起来了，回家还得做饭。"
+                 "哎对了，我表妹在哪家公司上班来着？"], ["D6:6"]),
+        (HELD6, ["上回跟你说的那个书法探秘的活动，大概多少人参加啊？"], ["D1:7"]),
+        (HELD6, ["我领导今年多大"], ["D9:4"]),
+        (HELD6, ["你还记得我是在哪儿长大的不？"], ["P1"]),
+        (HELD6, ["我表妹是啥学历来着？", "那我弟呢，学的啥？"], ["P2"]),
+    ],
+})
+PLANTED.update({
+    "locomo/conv-44.json": [
+        ("P1", 11, "Megan, my big sis, packed up for a nursing job out in Denver, so it's just me "
+                   "and the pups around here now."),
+    ],
+    "locomo/conv-47.json": [
+        ("P1", 3, "Sorry, long week, I test games for a studio downtown and we're crunching "
+                  "before a release."),
+        ("P2", 20, "Been putting 200 bucks aside every month, I really want a used Ducati by "
+                   "summer."),
+    ],
+    "realtalk-dev/Chat_6_Vanessa_Nicolas.json": [
+        ("P1", 12, "btw i got a hamster last week, named him nugget, he runs on his wheel all "
+                   "night lol"),
+    ],
+    "memdaily-zh-dev/memdaily-u42.json": [
+        ("P1", 3, "我是盐城乡下出来的，小时候天天帮家里插秧。"),
+        ("P2", 6, "我弟在南京读大专，念的是汽修专业。"),
+    ],
+})
+
+
 class RoundProvider:
     """Answers at once; keeps every request of the last turn (a group's round)."""
 
