@@ -515,6 +515,122 @@ PLANTED.update({
 })
 
 
+# A seventh held-out set (2026-12-04): written before any change it measures, by a writer who did
+# not read the app's recall. On conversations earlier sets used, so it is added after their
+# probes (and planted lines) of the same file; new facts, new phrasings: chatty messages with the
+# question at the end ("anyway", "btw", 对了, 话说, 顺便问下, no pivot), follow-ups and corrections,
+# the player's own facts planted in words the question does not use (wife, boss, major, savings,
+# brother, 鹦鹉 / 鸟, 媳妇 / 老婆, 存 / 攒钱), colloquial Chinese about relatives and colleagues
+# (领导 / 老板 / 婶子 / 手下), typos and slang, and in a group a question to Rook about what Nate
+# said. Played alone with --only "held out 7".
+HELD7 = "held out 7"
+HELD7_PROBES: dict[str, list[tuple[str, list[str], list[str]]]] = {
+    "locomo/conv-41.json": [
+        (HELD7, ["ugh just spent two hours at the dmv and they sent me home for the wrong form. "
+                 "btw what was the name of the puppy you got first, before the shelter one?"],
+         ["D30:1", "D30:2"]),
+        (HELD7, ["how's Shadow settling in?", "and where did you find her again?"], ["D31:2"]),
+        (HELD7, ["what's my little guy's name again?", "nah I mean my daughter"], ["D22:7"]),
+        (HELD7, ["been cleaning out the garage all weekend and found a box of old postcards. "
+                 "anyway, you told me ages ago about some solo trip you took, where was that?"],
+         ["D13:24"]),
+        (HELD7, ["how long have me and my wife been together now?"], ["P6"]),
+        (HELD7, ["spent the whole morning at the bank on mortgage stuff, so much paperwork. random "
+                 "but who's my boss at work again? blanked on it when they asked for a reference"],
+         ["P7"]),
+    ],
+    "locomo/conv-43.json": [
+        (HELD7, ["finally finished my essay at 2am and my roommate's alarm went off at 6 so i'm a "
+                 "zombie today. oh and which team did you end up signing with?"], ["D1:5"]),
+        (HELD7, ["you still cooking to unwind?",
+                 "whats that slow cooker dish you make all the time"], ["D15:32"]),
+        (HELD7, ["where did you guys have the wedding ceremony?",
+                 "no wait, where was the first dance"], ["D12:10", "D12:11"]),
+        (HELD7, ["wat position do u play agian"], ["D1:7"]),
+        (HELD7, ["what am i studying at uni again?"], ["P5"]),
+        (HELD7, ["ok so my roommate just blew his rent money on a new tv and now he's broke till "
+                 "friday lol. remind me what i'm putting money aside for?"], ["P6"]),
+    ],
+    "group:locomo/conv-42.json": [
+        (HELD7, ["Rook, what's the game Nate said he's hooked on right now?"], ["D27:23"]),
+        (HELD7, ["Rook, what flavor was the ice cream Nate made for his friend?"], ["D4:3"]),
+        (HELD7, ["Nate was telling us about his tournament wins, right Rook?",
+                 "what game did he say the second one was in?"], ["D10:6"]),
+        (HELD7, ["Rook, how many people did Nate say showed up to his gaming party?"], ["D16:6"]),
+    ],
+    "realtalk-dev/Chat_7_Nebraas_Vanessa.json": [
+        (HELD7, ["hows ur puppy doing", "wait what did u end up naming him"], ["D13:9", "D16:36"]),
+        (HELD7, ["gym was brutal today my trainer made me do 5 sets of squats and i can barely "
+                 "walk lol. what concert were u going to again"], ["D10:5", "D10:14"]),
+        (HELD7, ["wait what is my little brother training to be again"], ["P3"]),
+    ],
+    "realtalk-dev/Chat_10_Fahim_Muhhamed.json": [
+        (HELD7, ["whats that yt channel u were watching, the nerdy explainer one"],
+         ["D7:2", "D9:3", "D9:5"]),
+        (HELD7, ["work was dead today like 4 customers the whole shift. by the way who's my "
+                 "manager again lol"], ["P4"]),
+    ],
+    "memdaily-zh-dev/memdaily-u44.json": [
+        (HELD7, ["今天一口气翻了两万字，手都酸了，晚上还得陪孩子写作业。"
+                 "对了，我领导叫什么名字来着？"], ["D3:3"]),
+        (HELD7, ["今天开会开到一点，饭都没吃上。话说我老板是哪里人啊"], ["D3:6", "D5:8"]),
+        (HELD7, ["我叔叔是搞啥的？", "那我爸呢"], ["D9:1", "D9:4"]),
+    ],
+    "memdaily-zh-dev/memdaily-u45.json": [
+        (HELD7, ["我下属邮箱多少来着？", "不是，我说的是我舅妈的"], ["D3:6", "D5:6"]),
+        (HELD7, ["下班路上堵了一个小时，烦死了。顺便问下，我婶子哪天过生日"], ["D5:5"]),
+        (HELD7, ["我养的那只鸟叫啥来着？"], ["P3"]),
+    ],
+    "memdaily-zh-dev/memdaily-u47.json": [
+        (HELD7, ["我老板多大岁数来着"], ["D3:5"]),
+        (HELD7, ["我叔叔叫啥来着？", "他是干啥的"], ["D8:5", "D9:2"]),
+        (HELD7, ["我老婆是干什么的来着"], ["P4"]),
+    ],
+    "memdaily-zh-dev/memdaily-u48.json": [
+        (HELD7, ["昨天羽毛球打了三个小时，今天腿疼得下不了楼。我表弟在哪家医院上班来着"], ["D8:4"]),
+        (HELD7, ["我婶婶生日是几号来着？", "不是，我问的是我上司"], ["D5:5", "D6:1"]),
+        (HELD7, ["我攒钱是打算买啥来着？"], ["P3"]),
+    ],
+    "memdaily-zh-dev/memdaily-u49.json": [
+        (HELD7, ["我表妹干啥工作的"], ["D2:3"]),
+        (HELD7, ["我舅舅是干嘛的？", "那我下属呢"], ["D7:3"]),
+    ],
+}
+HELD7_PLANTED: dict[str, list[tuple[str, int, str]]] = {
+    "locomo/conv-41.json": [
+        ("P6", 10, "Lena and I hit ten years married on Saturday, and she still laughs at my "
+                   "terrible jokes."),
+        ("P7", 24, "Chief Ramirez put me back on the night rotation, that man never sleeps."),
+    ],
+    "locomo/conv-43.json": [
+        ("P5", 15, "Switched my major to history this semester, the lit seminars were burning me "
+                   "out."),
+        ("P6", 18, "Every bookshop paycheck goes straight into a jar now, I really want to see "
+                   "Kyoto before I graduate."),
+    ],
+    "realtalk-dev/Chat_7_Nebraas_Vanessa.json": [
+        ("P3", 14, "my lil bro just got into culinary school in chicago hes so hyped"),
+    ],
+    "realtalk-dev/Chat_10_Fahim_Muhhamed.json": [
+        ("P4", 16, "the head pharmacist karen chewed me out again for being 2 min late smh"),
+    ],
+    "memdaily-zh-dev/memdaily-u45.json": [
+        ("P3", 9, "我家那只鹦鹉叫阿福，天天学我说话。"),
+    ],
+    "memdaily-zh-dev/memdaily-u47.json": [
+        ("P4", 9, "我媳妇在杭州一家医院做麻醉师，经常半夜被叫走。"),
+    ],
+    "memdaily-zh-dev/memdaily-u48.json": [
+        ("P3", 7, "我每个月存两千块，想明年换辆新能源车。"),
+    ],
+}
+# Appended, not replaced: these files already have earlier sets' probes and planted lines.
+for _name, _probes in HELD7_PROBES.items():
+    PROBES[_name] = [*PROBES.get(_name, []), *_probes]
+for _name, _planted in HELD7_PLANTED.items():
+    PLANTED[_name] = [*PLANTED.get(_name, []), *_planted]
+
+
 class RoundProvider:
     """Answers at once; keeps every request of the last turn (a group's round)."""
 
