@@ -57,8 +57,9 @@ _JOBS_ZH = (
 # "我是干嘛的？" / "你是做什么的？" ask what a person does for a living; after a thing the same
 # words ask what it is for ("这个是干嘛的？"), and then every line saying 工作 or 上班 is wrong
 # (a probe of the lead's, "我是干什么的来着？", fell from rank 2 to 10 when the row took them
-# whatever came before). Such a key counts only right after a pronoun, or at the start of a
-# searched query, where the pronoun was stripped (memory/recall/queries.py).
+# whatever came before). Such a key counts only right after a pronoun or a person ("我老婆是干
+# 什么的"), or at the start of a searched query, where the pronoun was stripped
+# (memory/recall/queries.py).
 DOING_KEYS_ZH = tuple(f"是{doing}"
                       for doing in ("干嘛", "干什么", "干啥", "做什么", "做啥", "搞什么"))
 AGE_KEYS_ZH = ("多大",)
@@ -73,7 +74,8 @@ PEOPLE_ZH = ("上司", "领导", "老板", "同事", "下属", "朋友", "同学
              "员工")
 # What 多大 asks an age after: a person ("表" and "堂" only start one: "手表多大？" is a size)
 # or a time ("我今年多大了？").
-_AGE_ASKED_AFTER_ZH = (*(p for p in PEOPLE_ZH if p not in ("表", "堂")), "今年", "现在", "如今")
+_PERSONS_ZH = tuple(p for p in PEOPLE_ZH if p not in ("表", "堂"))
+_AGE_ASKED_AFTER_ZH = (*_PERSONS_ZH, "今年", "现在", "如今")
 
 _DOG_BREEDS = ("retriever", "labrador", "poodle", "bulldog", "beagle", "husky", "corgi",
                "terrier", "dachshund", "chihuahua", "pug", "spaniel", "collie", "rottweiler",
@@ -146,6 +148,15 @@ SAID_INSTEAD: tuple[tuple[tuple[str, ...], tuple[str, ...]], ...] = (
      ("studied", "study", "major", "degree", "graduated", "university", "college", "school")),
     (("film",), ("movie",)),
     (("movie",), ("film",)),
+    # One person by the words for them: "my boss" is the supervisor a line names ("manager"
+    # alone stems into "manage"); 我领导 is 我的上司, 我老婆 我媳妇. Words, not a kind of fact
+    # (NOT_KINDS).
+    (("boss", "supervisor", "manager"), ("boss", "supervisor")),
+    # What one saves for is told by the putting aside and the thing wanted ("putting 200 bucks
+    # aside every month, I really want a used Ducati").
+    (("saving up", "saving for", "save up", "save for", "saving money", "saving towards",
+      "putting money aside", "putting aside"),
+     ("save", "saving", "saved", "savings", "aside", "afford", "budget")),
     # A name is asked as "name" and told as what one calls it ("what did I name my cat?" for
     # "she's called Pepper", "we call him Biscuit"). Words, not a kind of fact (NOT_KINDS).
     (("name", "names", "named"), ("called", "call", "calls", "calling")),
@@ -198,6 +209,14 @@ SAID_INSTEAD: tuple[tuple[tuple[str, ...], tuple[str, ...]], ...] = (
     (("专业", "学历", "哪个学校", "哪所大学", "学的什么", "学什么的", "毕业于", "哪毕业"),
      ("大学", "专业", "毕业", "学校", "读书", "读研", "研究生", "本科", "学院")),
     (("片子", "电影"), ("电影", "片子")),
+    (("领导", "上司", "顶头上司", "主管", "老板"), ("领导", "上司", "主管", "老板")),
+    # 我上司名叫郭梦婷: a name asked as 名字 or 叫什么 is told as 名叫 / 叫做 (NOT_KINDS, as
+    # "name").
+    (("名字", "叫什么", "叫啥", "姓名"), ("名叫", "名字", "叫做", "姓名")),
+    (("老婆", "媳妇", "妻子", "太太", "内人"), ("老婆", "媳妇", "妻子", "太太", "爱人")),
+    (("老公", "丈夫"), ("老公", "丈夫", "爱人")),
+    (("攒钱", "存钱", "省钱", "攒着", "存着"),
+     ("攒钱", "存钱", "省钱", "存款", "攒了", "存了", "首付")),
     (("生孩子", "生了孩子", "生小孩", "生宝宝", "生娃", "生了个", "添丁", "新生儿"),
      ("宝宝", "生了", "出生", "怀孕", "当妈", "当爸", "当姑姑", "当舅舅", "当叔叔", "当阿姨",
       "当奶奶", "当爷爷", "当外婆", "当外公", "满月", "侄子", "侄女", "外甥")),
@@ -231,11 +250,25 @@ _ADVERBS_EN = ("also", "still", "now", "mostly", "usually", "basically", "curren
 _DOING_EN = (rf"(?<![a-z'’])i\s+(?:(?:{'|'.join(_ADVERBS_EN)})\s+)?"
              rf"(?!(?:{'|'.join(_NOT_DOING_EN)})\b)[a-z]{{2,}}(?<!ed)"
              r"|(?<![a-z'’])i(?:['’]ve|\s+have)\s+been\s+[a-z]{2,}ing")
-_SERVED_EN = r"(?:at\s+an?\s|for\s+(?:people|folks|customers|clients|a\s+living)\b)"
+_WORKPLACES_EN = ("company", "firm", "studio", "startup", "agency", "store", "shop", "restaurant",
+                  "bakery", "hospital", "clinic", "school", "bank", "hotel", "cafe", "café",
+                  "magazine", "newspaper", "nonprofit", "charity", "publisher", "brand")
+# "我是老实人", "我是过来人": a kind of person, not where one is from.
+_KINDS_OF_PEOPLE_ZH = ("老实", "好", "坏", "普通", "正常", "明白", "自己", "局外", "过来", "文化",
+                       "读书", "有钱", "穷", "年轻", "老", "男", "女", "大", "成年", "病", "客",
+                       "外", "本", "主", "家里", "城里", "乡下", "外行", "内行", "急性子", "直肠子")
+_SERVED_EN = (r"(?:at\s+an?\s|for\s+(?:people|folks|customers|clients|a\s+living)\b"
+              rf"|for\s+an?\s+(?:[a-z'’-]+\s+){{0,2}}?(?:{'|'.join(_WORKPLACES_EN)})\b)")
 STATED: dict[str, re.Pattern[str]] = {
     "job": re.compile(rf"(?:{_DOING_EN})\s+(?:[a-z'’-]+\s+){{0,4}}?{_SERVED_EN}"),
     "职业": re.compile(rf"在{_CLAUSE_ZH}{{0,12}}?{_WORKPLACE_ZH}{_CLAUSE_ZH}{{0,3}}?"
                      r"(?:当|做|干|管|负责|掌勺|教|带|跑|值班|上班|工作|打工|实习)"),
+    # A home town told as where one is from ("I'm originally from Leeds", 我是成都人,
+    # "我是盐城乡下出来的"): "from" and 是 are stop words, and "我是好人" is no home town.
+    "hometown": re.compile(r"(?<![a-z'’])(?:i'?m|i am)\s+(?:originally\s+)?from\s+"
+                           r"(?!work|school|the\s+(?:office|gym|store|future))[a-z]"),
+    "哪里人": re.compile(rf"我是(?!个|一个|(?:{'|'.join(_KINDS_OF_PEOPLE_ZH)})人)"
+                       r"[^，,。.！!？?；;\s的个了]{2,8}?(?:人|出来的)(?![才物士员])"),
     "how old": re.compile(r"(?<![a-z'’])(?:i'?m|i am|turned|turning|just turned)\s+\d{1,2}"
                           r"(?![\d:.,]?\d)(?!\s*(?:am|pm|min|minutes|hours|mins|%|dollars|bucks))"
                           r"|\d{1,3}\s*(?:years?|yrs?)[\s-]old"),
@@ -283,8 +316,8 @@ def _asked_of_a_person(lowered: str, key: str) -> bool:
     while at >= 0:
         if key in AGE_KEYS_ZH and lowered.startswith("的", at + len(key)):
             pass  # "多大的雨": how big a thing is
-        elif at == 0 or lowered[at - 1] in _PRONOUNS_ZH or (
-                key in AGE_KEYS_ZH and lowered[:at].endswith(_AGE_ASKED_AFTER_ZH)):
+        elif at == 0 or lowered[at - 1] in _PRONOUNS_ZH or lowered[:at].endswith(
+                _AGE_ASKED_AFTER_ZH if key in AGE_KEYS_ZH else _PERSONS_ZH):
             return True
         at = lowered.find(key, at + 1)
     return False
@@ -306,7 +339,7 @@ def _row(key: str) -> int:
 # Rows of words said instead that name no kind of personal fact (keyed by their first key): a
 # name is asked of anything ("what's the name of that band?"), so a question saying "name" is
 # not taken for one about the asker's own fact, and a line saying "called" is no telling of it.
-NOT_KINDS = frozenset({"name"})
+NOT_KINDS = frozenset({"name", "名字", "boss", "领导", "老婆", "老公"})
 
 
 def kinds_asked(text: str) -> list[tuple[str, tuple[str, ...]]]:
@@ -361,9 +394,11 @@ def query_terms(query: str, *, tokenize: Callable[[str], list[str]] = text_token
 def _straddling(lowered: str, keys: list[str]) -> set[str]:
     """The bigrams of `lowered` found only across the end of a Chinese key it holds: a key is
     a word, and after it the question asks ("老家是哪": 家是 drew "我上司他们家是北京的"). The
-    bigram across its start stays: it ties the key to whose it is ("上司生日": 司生)."""
-    ends = {at + len(key) - 1 for key in keys if not key.isascii() and len(key) >= 2
-            for at in _places(lowered, key)}
+    bigram across its start stays: it ties the key to whose it is ("上司生日": 司生, also where
+    the person is a key of its own)."""
+    chinese = [key for key in keys if not key.isascii() and len(key) >= 2]
+    ends = {at + len(key) - 1 for key in chinese for at in _places(lowered, key)
+            if key not in PEOPLE_ZH}
     pairs: dict[str, set[bool]] = {}
     for start in range(len(lowered) - 1):
         pair = lowered[start:start + 2]

@@ -17,17 +17,28 @@ from __future__ import annotations
 import re
 
 from memory.recall.floor import content_words
-from memory.recall.queries import PUNCTUATION, chat_words_plain, query_extract
+from memory.recall.queries import (
+    PRONOUNS_EN,
+    PRONOUNS_ZH,
+    PUNCTUATION,
+    QUESTION_SCAN_CHARS,
+    chat_words_plain,
+    query_extract,
+)
 from memory.recall.whose import PEOPLE_EN, PEOPLE_ZH
 
 # Openings that continue or correct the turn before ("And her birthday?", "No, the other dog",
 # "What about Tom?"); 那 only as "then" (那他呢), never as "that" (那个/那天/那家…).
-OPENERS_EN = ("and", "what about", "how about", "no", "nope", "not that", "not the",
-              "i mean", "i meant")
+OPENERS_EN = ("and", "what about", "how about", "no", "nope", "nah", "naw", "nvm", "not that",
+              "not the", "i mean", "i meant")
 OPENERS_ZH = ("不对", "不是", "我是说", "我说的是", "我是问", "我问的是")
 _ZH_THEN = re.compile(r"^那(?![个位天次时家里边些样种件条只本张儿会阵])")
-PRONOUNS_EN = frozenset("he she him her his hers it its they them their theirs".split())
-PRONOUNS_ZH = ("他", "她", "它")
+# "that" / "this" standing for what the line before told ("how'd that even happen?", "when was
+# that?"), not naming a thing ("that book") or opening a clause: last, or before a word that
+# goes on about it.
+_THAT_EN = re.compile(r"(?<![a-z'])(?:that|this)(?=\s*(?:$|[?!.,]|\s(?:even|ever|really|"
+                      r"actually|happen|happened|go|went|turn|turned|end|ended|start|started|"
+                      r"work|worked|come|came|mean|meant)\b))")
 # "X呢？" with no word that asks (什么, 哪, 谁…) is "what about X?": it asks what the line
 # before asked ("我表姐生日是哪天？" "那我舅妈呢？"); "我表姐在哪上班呢？" asks on its own.
 ASKING_ZH = ("什么", "哪", "谁", "几", "多少", "多大", "多久", "怎", "啥", "吗", "何", "么")
@@ -56,7 +67,35 @@ PLURAL_PRONOUNS_EN = frozenset("they them their theirs".split())
 _PRONOUN_EN = re.compile(r"(?<![a-z'])(he|him|his|she|her|hers|they|them|their|theirs)(?![a-z'])",
                          re.IGNORECASE)
 
-__all__ = ["follow_up_carried", "follow_up_resolved", "leans_on_before"]
+# A message that tells first and asks last without changing the subject by a word ("bro im so
+# tired, work was crazy lol. how long is ur drive again?", "…今天腿疼得下不了楼。我表弟在哪家医院
+# 上班来着"): its last sentence is also searched by itself. The telling may name what is asked
+# ("I was thinking about the Japan trip. What was the hotel called?"), so the whole message is
+# searched too; a last sentence that leans on the telling ("…my grandma's necklace. Where did
+# she live?") is no question of its own.
+_SENTENCE_END = re.compile(r"(?<=[.!])\s+|(?<=[。！!\n])\s*")
+_ASKING_EN = re.compile(r"^(?:what|whats|what's|where|where's|wheres|who|who's|whos|when|why|"
+                        r"how|hows|how's|which|wat|do|does|did|is|are|was|were|can|could|have|"
+                        r"has)\b", re.IGNORECASE)
+
+__all__ = ["follow_up_carried", "follow_up_resolved", "leans_on_before", "question_alone"]
+
+
+def question_alone(text: str) -> str:
+    """The last sentence of `text` when it asks on its own after sentences that only tell;
+    "" when `text` is one sentence, asks before its last one, or its last leans on them."""
+    scanned = text[:QUESTION_SCAN_CHARS].strip()
+    sentences = [piece for piece in _SENTENCE_END.split(scanned) if piece.strip(PUNCTUATION)]
+    if len(sentences) < 2:
+        return ""
+    last = sentences[-1].strip()
+    told = scanned[:scanned.rfind(last)]
+    asks = (last.endswith(("?", "？")) or bool(_ASKING_EN.match(last))
+            or (bool(_CJK.search(last)) and any(word in last for word in ASKING_ZH)))
+    if (not asks or any(mark in told for mark in "?？") or leans_on_before(last)
+            or not content_words(query_extract(last, fallback=False))):
+        return ""
+    return last
 
 
 def leans_on_before(text: str) -> bool:
@@ -76,8 +115,8 @@ def leans_on_before(text: str) -> bool:
         return elliptic or (
             any(p in line for p in PRONOUNS_ZH) and len(own) <= FEW_CJK_CHARS)
     named = content_words(asked)
-    return (bool(PRONOUNS_EN & set(_WORD.findall(lowered))) and len(named) <= FEW_WORDS
-            and not _someone_named(line))
+    pointing = bool(PRONOUNS_EN & set(_WORD.findall(lowered))) or bool(_THAT_EN.search(lowered))
+    return pointing and len(named) <= FEW_WORDS and not _someone_named(line)
 
 
 def _someone_named(line: str) -> bool:

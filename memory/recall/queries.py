@@ -54,6 +54,7 @@ PART_OPENERS_ZH = ("另外", "还有", "此外", "以及", "顺便问一下", "�
 PART_OPENERS_EN = ("also", "and also", "another thing", "besides", "plus")
 PART_MIN_CHARS = 4
 MAX_PARTS = 4
+QUESTION_SCAN_CHARS = 4000  # a change of subject is looked for in the first characters only
 
 _QUESTION_END = re.compile(r"(?<=[?？])\s*")
 _OPENER_ZH = re.compile(r"[，,；;。]\s*(?=(?:" + "|".join(PART_OPENERS_ZH) + r")[，,]?)")
@@ -160,8 +161,50 @@ REPAIR_MARKERS_EN = ("what i meant is", "what i mean is", "i meant", "what i wan
                      "what i actually want to ask is", "my real question is", "actually i want to ask")
 
 
+# A message that talks first and then changes the subject to ask ("ugh, the power went out again
+# last night… anyway where'd you say you traveled?", "累死了。对了，你上次说…"): only what follows
+# the turn is the question; the talk before it pulled up lines about the power cut, and its
+# "last night" chose the days searched. A marker counts where a sentence or the talk's last
+# word ends ("lol anyway …"), and only when nothing before it asks: "A? Also, B?" asks both.
+TOPIC_CHANGES_EN = ("anyway", "anyways", "anyhow", "btw", "by the way", "oh and", "oh also",
+                    "also", "random question", "random but", "unrelated but", "quick question",
+                    "on another note", "on a different note", "changing the subject")
+TOPIC_CHANGES_ZH = ("对了", "话说回来", "话说", "顺便问一下", "顺便问下", "顺便问", "言归正传",
+                    "说正经的", "不说这个了", "另外")
+_TOPIC_CHANGE = re.compile(
+    r"(?<![\w'’])(?:" + "|".join(re.escape(marker) for marker in sorted(
+        TOPIC_CHANGES_EN, key=len, reverse=True)) + r")(?![\w'’])|"
+    + "|".join(sorted(TOPIC_CHANGES_ZH, key=len, reverse=True)), re.IGNORECASE)
+# Who a line points at without naming: after a change of subject such a word points back into
+# the talk ("My sister is visiting. Also, when is her birthday again?"), which then stays.
+PRONOUNS_EN = frozenset("he she him her his hers it its they them their theirs".split())
+PRONOUNS_ZH = ("他", "她", "它")
+_SENTENCE_ENDS = tuple(".!,;:…~)]。！，；：、")
+_TALK_END = re.compile(r"(?<![\w'’])(?:lol|lmao|haha|hehe|but|ok|okay|so)$", re.IGNORECASE)
+
+
+def topic_change_cut(text: str) -> str:
+    """What `text` asks after its last change of subject (TOPIC_CHANGES_EN / _ZH), or `text`
+    when it makes none, asks before it, or leaves too little or a pronoun after it."""
+    scanned = text[:QUESTION_SCAN_CHARS]
+    asks_at = min((at for at in (scanned.find("?"), scanned.find("？")) if at >= 0),
+                  default=len(scanned))
+    cut = -1
+    for found in _TOPIC_CHANGE.finditer(scanned, 0, asks_at):
+        before = scanned[max(0, found.start() - 12):found.start()].rstrip()
+        if found.start() == 0 or not before or before.endswith(_SENTENCE_ENDS) or (
+                _TALK_END.search(before)):
+            cut = found.end()
+    rest = text[cut:].lstrip(PUNCTUATION) if cut > 0 else ""
+    points_back = (PRONOUNS_EN & set(re.findall(r"[a-z]+", rest.lower()))
+                   or any(pronoun in rest for pronoun in PRONOUNS_ZH))
+    return rest if len(rest.strip(PUNCTUATION)) >= PART_MIN_CHARS and not points_back else text
+
+
 def question_focus(text: str) -> str:
-    """The question after the last repair marker, or the whole text."""
+    """The question after the last change of subject (topic_change_cut) and after the last
+    repair marker, or the whole text."""
+    text = topic_change_cut(text)
     lowered = text.lower()
     cut = -1
     for marker in (*REPAIR_MARKERS_ZH, *REPAIR_MARKERS_EN):

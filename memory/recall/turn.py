@@ -15,7 +15,7 @@ from typing import Any
 
 from memory.keyword_index.tokens import ask_share
 from memory.recall.floor import FLOOR, Floor, Signals, content_words, floor_keeps, signals_read
-from memory.recall.follow_up import follow_up_carried
+from memory.recall.follow_up import follow_up_carried, question_alone
 from memory.recall.passages import Near, lines_near
 from memory.recall.queries import (
     PUNCTUATION,
@@ -24,6 +24,7 @@ from memory.recall.queries import (
     query_extract,
     question_focus,
     questions_split,
+    topic_change_cut,
 )
 from memory.recall.rag import (
     RecallResult,
@@ -187,6 +188,28 @@ def _replies_after(index: MemoryIndex, kept: list[Hit], questions: list[Hit],
     return lines
 
 
+def _searches_joined(query_text: str, *, leaning: bool, player_before: str,
+                     search: Callable[[str], RecallResult]) -> tuple[RecallResult, str]:
+    """The search for `query_text`, after it the search with the player's line it leans on
+    (when `leaning` may), else the search for its last sentence alone (question_alone); and
+    the text the floor reads the shared words of."""
+    result = search(query_text)
+    carried = follow_up_carried(query_text, player_before) if leaning else ""
+    if carried:
+        # The search with the line before first: alone, "那我上司呢？" names the boss but not
+        # what is asked of him, and "When were they?" names nothing.
+        return _searched_first(search(carried), result), f"{carried} {query_text}"
+    alone = question_alone(query_text)
+    return (_searched_first(search(alone), result) if alone else result), query_text
+
+
+def _searched_first(first: RecallResult, then: RecallResult) -> RecallResult:
+    """`then` with the lines of another search for the same turn, `first`, ranked in turn with
+    its own, `first`'s first."""
+    return replace(then, hits=rankings_interleave([first.hits, then.hits], CANDIDATES),
+                   query=f"{first.query} / {then.query}", warning=then.warning or first.warning)
+
+
 def turn_candidates(user_text: str, instance_id: str, *, index: MemoryIndex,
                     shown_texts: Iterable[str] = (), last_exchange: str = "",
                     player_before: str = "",
@@ -196,7 +219,8 @@ def turn_candidates(user_text: str, instance_id: str, *, index: MemoryIndex,
     """The searched lines best first, each with what the floor reads, before the floor; lines
     shown, meta-talk, echoes of the question and duplicates already left out; lines quoted back
     first, a question of the player's with the reply it had. A line that leans on the player's
-    line before it (`player_before`: "And her birthday?") is also searched with that line."""
+    line before it (`player_before`: "And her birthday?") is also searched with that line; a
+    message that tells first and asks last, also by its last sentence (question_alone)."""
     owners = [instance_id, *(related_instance_ids or [])]
     spelt = typos_read(user_text, index, owners).text  # "do u rmember…" asks to remember
     triggered = recall_mode(spelt) is not None
@@ -205,21 +229,17 @@ def turn_candidates(user_text: str, instance_id: str, *, index: MemoryIndex,
     if not parts:
         return RecallResult(mode=None), [], triggered
     query_text = " ".join(parts)
-    result = query_user_history(query_text, instance_id, index=index, force=True,
-                                k=CANDIDATES, related_instance_ids=related_instance_ids,
-                                when=user_text, witnessed=witnessed)
-    carried = follow_up_carried(query_text, player_before) if own_parts else ""
-    if carried:
-        leaning = query_user_history(carried, instance_id, index=index, force=True,
-                                     k=CANDIDATES, related_instance_ids=related_instance_ids,
-                                     when=user_text, witnessed=witnessed)
-        # The search with the line before first: alone, "那我上司呢？" names the boss but not
-        # what is asked of him, and "When were they?" names nothing.
-        result = replace(result, hits=rankings_interleave([leaning.hits, result.hits],
-                                                          CANDIDATES),
-                         query=f"{leaning.query} / {result.query}",
-                         warning=result.warning or leaning.warning)
-        query_text = f"{carried} {query_text}"
+    # A time said before a change of subject is the talk's ("the power went out last night…
+    # anyway, where did you travel?"), not the question's.
+    when = topic_change_cut(user_text)
+
+    def search(text: str) -> RecallResult:
+        return query_user_history(text, instance_id, index=index, force=True, k=CANDIDATES,
+                                  related_instance_ids=related_instance_ids, when=when,
+                                  witnessed=witnessed)
+
+    result, query_text = _searches_joined(query_text, leaning=bool(own_parts),
+                                          player_before=player_before, search=search)
     if triggered:
         result = replace(result, mode=recall_mode(spelt))
     shown = {normalized(text) for text in shown_texts if text}

@@ -14,10 +14,11 @@ such edit explains by a word of the session is read with a key next to its first
 the), then compared with the session's terms of about its length, two edits allowed from
 TWO_EDITS_FROM letters on. An English word the session lacks ("discussing" is not "disgusting",
 english()) is corrected only to a commoner English word one dropped, doubled or swapped letter
-away that REAL_WORD_SAID lines of the session hold ("pest": pets). A message is read for at
-most MAX_WORDS words and at most MAX_CORRECTED of them are corrected, each comparison bounded,
-so no text a player sends makes the correction run long. docs/memory.md, "Questions typed with
-typos".
+away that REAL_WORD_SAID lines of the session hold ("pest": pets). A word chat shortens
+("uni", "bday", CHAT_SHORT) is written out when no line of the session holds it. A message is
+read for at most MAX_WORDS words and at most MAX_CORRECTED of them are corrected, each
+comparison bounded, so no text a player sends makes the correction run long. docs/memory.md,
+"Questions typed with typos".
 """
 
 from __future__ import annotations
@@ -95,6 +96,17 @@ ENGLISH_SAID = 0.5
 REAL_WORD_FROM = 4
 REAL_WORD_SLIP = 1.0
 REAL_WORD_SAID = 3
+# Words chat shortens, written out when no line of the session says them as typed: "uni" is no
+# slip of "unit" ("what am i studying at uni again?" was searched as "unit"), and the written-out
+# word is the one other lines hold. The commonest, not every one.
+CHAT_SHORT = {"uni": "university", "bday": "birthday", "bf": "boyfriend", "gf": "girlfriend",
+              "bff": "best friend", "bestie": "best friend", "hubby": "husband",
+              "roomie": "roommate", "sis": "sister", "lil": "little", "fam": "family",
+              "convo": "conversation", "fav": "favorite", "fave": "favorite", "pics": "pictures",
+              "vid": "video", "vids": "videos", "insta": "instagram", "yt": "youtube",
+              "ppl": "people", "appt": "appointment", "mins": "minutes", "hrs": "hours",
+              "grad": "graduate", "undergrad": "undergraduate", "prof": "professor",
+              "vacay": "vacation", "bball": "basketball"}
 _ROWS = ("qwertyuiop", "asdfghjkl", "zxcvbnm")
 _NEXT_KEYS = {key: "".join(other for r, row2 in enumerate(_ROWS) for c2, other in enumerate(row2)
                            if other != key and abs(r - r1) <= 1 and abs(c2 - c1) <= 1)
@@ -332,7 +344,8 @@ def _unknown(found: list[re.Match[str]], text: str,
     for match in found:
         word = match.group(0)
         lowered = word.lower()
-        if not MIN_LENGTH <= len(word) <= MAX_LENGTH or lowered in KNOWN_ALWAYS:
+        if (not MIN_LENGTH <= len(word) <= MAX_LENGTH or lowered in KNOWN_ALWAYS
+                or lowered in CHAT_SHORT):
             continue
         start = match.start()
         opens = start == 0 or bool(_SENTENCE_END.search(text[max(0, start - 3):start]))
@@ -357,14 +370,14 @@ def typos_correct(text: str, lexicon: Lexicon) -> Correction:
         if len(found) >= MAX_WORDS:
             break
     unknown, real = _unknown(found, text, lexicon)
-    if not unknown and not real:
+    changes = _short_written_out(found, lexicon)
+    if not unknown and not real and not changes:
         return Correction(text)
     stems = _stems(unknown)
     near = {word: _near(word, stems[word]) for word in unknown}
     meant = {word: _real_word_edits(word) for word in real}
     counts = lexicon.counts({term for found in (*near.values(), *meant.values())
                              for term in found if not term.startswith("\0")})
-    changes: dict[str, str] = {}
     for word in unknown:
         best = _best_near(word, near[word], counts)
         if best is None or not _said(best, lexicon):
@@ -383,6 +396,17 @@ def typos_correct(text: str, lexicon: Lexicon) -> Correction:
     if not changes:
         return Correction(text)
     return Correction(_replaced(text, found, changes), changes)
+
+
+def _short_written_out(found: list[re.Match[str]], lexicon: Lexicon) -> dict[str, str]:
+    """The words of CHAT_SHORT in `found` that no line of the session holds as typed, each
+    with the word it stands for."""
+    short = list(dict.fromkeys(match.group(0).lower() for match in found
+                               if match.group(0).lower() in CHAT_SHORT
+                               and not match.group(0).isupper()))
+    stems = _stems(short)
+    counts = lexicon.counts(stems.values())
+    return {word: CHAT_SHORT[word] for word in short if counts.get(stems[word], 0) == 0}
 
 
 def _said(word: str, lexicon: Lexicon) -> bool:

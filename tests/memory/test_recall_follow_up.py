@@ -13,15 +13,19 @@ from memory.recall.follow_up import (
     follow_up_resolved,
     leans_on_before,
     person_split_zh,
+    question_alone,
 )
 from tests.memory.memory_turns import memory_turn_run, trace_recalled
-from tests.memory.recall_chats import FACT_USER, recall_chat_seed
+from tests.memory.recall_chats import FACT_USER, FILLER, chat_turns_seed, recall_chat_seed
 
 
 @pytest.mark.parametrize("text", [
     "Where did she live again?", "What were they most excited about?", "how long was his shift?",
     "And did you get accepted?", "no, I mean the cat you got later", "What about Tom?",
     "那她生日呢？", "那我上司呢？", "他单位叫啥？", "不对，我是说我表姐的", "我表姐的呢？",
+    # "nah" corrects as "no" does; "that" stands for what the line before told.
+    "nah i mean where was she flying off to", "how'd that even happen again", "when was that?",
+    "how did that go",
 ])
 def test_a_line_that_leans_on_the_one_before(text):
     assert leans_on_before(text)
@@ -31,9 +35,31 @@ def test_a_line_that_leans_on_the_one_before(text):
     "When did Caroline go to the LGBTQ support group?", "What does Melanie do with her family?",
     "Okay, how are you doing today?", "Nothing much, you?", "Did Tom like his new phone?",
     "那个喜欢编程的人电话是多少？", "我表姐在哪上班呢？", "那天我们去的那家店叫什么？",
+    # "that" naming a thing, or a line that names enough of its own.
+    "what was that book called?", "is that the one with the dog", "that was crazy, what "
+    "happened at the concert next",
 ])
 def test_a_line_that_asks_on_its_own(text):
     assert not leans_on_before(text)
+
+
+@pytest.mark.parametrize(("text", "alone"), [
+    # Told first, asked last: the last sentence is also searched by itself.
+    ("bro im so tired, work was crazy lol. how long is ur drive again?",
+     "how long is ur drive again?"),
+    ("昨天羽毛球打了三个小时，今天腿疼得下不了楼。我表弟在哪家医院上班来着",
+     "我表弟在哪家医院上班来着"),
+    ("I was thinking about the Japan trip. What was the hotel called?",
+     "What was the hotel called?"),
+    # One sentence; a question before the last; a last sentence that leans on the telling or
+    # asks nothing.
+    ("how long is ur drive again?", ""),
+    ("What is your dog called? What is your cat called?", ""),
+    ("I was looking at that necklace my grandma gave me. Where did she live again?", ""),
+    ("I paid 3.5 dollars for lunch. Nice weather today.", ""),
+])
+def test_the_last_sentence_asks_by_itself_after_sentences_that_tell(text, alone):
+    assert question_alone(text) == alone
 
 
 def test_the_line_before_is_carried_as_one_question_and_only_its_end():
@@ -101,3 +127,18 @@ def test_a_follow_up_that_names_nothing_recalls_through_the_line_before(store, i
     asyncio.run(memory_turn_run(store, instance, "I keep thinking about Jolene's puppy."))
     result, _ = asyncio.run(memory_turn_run(store, instance, "When did she get it?"))
     assert FACT_USER in trace_recalled(store, instance, result)
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_question_after_a_change_of_subject_recalls_what_it_asks_not_the_talk(
+        store, instance, memory_on, use_stub):
+    trip = "I flew to Lisbon in March, the best trip I ever took."
+    outage = "The power went out and I lost a whole evening of progress in my game."
+    recall_chat_seed(store, instance, turns=0)  # the prompt shows the newest messages only
+    chat_turns_seed(store, instance, [(trip, "Lisbon sounds lovely."),
+                                      (outage, "Save more often!"),
+                                      *[FILLER[turn % len(FILLER)] for turn in range(20)]])
+    result, _ = asyncio.run(memory_turn_run(
+        store, instance, "ugh the power went out again and I lost a whole evening of progress "
+        "in my game. anyway, where did I travel to most recently?"))
+    assert trace_recalled(store, instance, result)[:1] == [trip]

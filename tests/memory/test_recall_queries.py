@@ -6,7 +6,13 @@ from __future__ import annotations
 import pytest
 
 from memory.keyword_index.bm25 import text_tokenize
-from memory.recall.queries import condition_split, query_extract, question_focus, questions_split
+from memory.recall.queries import (
+    condition_split,
+    query_extract,
+    question_focus,
+    questions_split,
+    topic_change_cut,
+)
 from memory.recall.rag import bridge_words, query_user_history, rankings_interleave, recall_mode
 from memory.vectors.index import Hit, MemoryIndex
 
@@ -86,6 +92,35 @@ def test_question_focus_keeps_what_follows_a_repair():
     assert question_focus(text) == "那个邮箱地址是a@b.cn的人，家乡是什么"
     assert question_focus("What's up? I meant: where is the key?") == "where is the key"
     assert question_focus("家乡是什么？") == "家乡是什么？"
+
+
+@pytest.mark.parametrize("text, asked", [
+    # Talk first, then a change of subject to ask: only the question is searched.
+    ("ugh the power went out again last night and I lost my save. anyway where'd you say you "
+     "traveled to most recently?", "where'd you say you traveled to most recently?"),
+    ("dude im dead tired, some lady screamed at me over her drink lol anyway whats ur usual "
+     "boba order", "whats ur usual boba order"),
+    ("long day at work, my feet hurt. btw, what instrument do you play?",
+     "what instrument do you play?"),
+    ("Anyways, by the way, what did you eat?", "what did you eat?"),
+    ("累死了，加班到十点。对了，你上次说的那本书叫什么？", "你上次说的那本书叫什么？"),
+    ("话说你上次去哪玩了", "你上次去哪玩了"),
+    # No change of subject: a word inside a sentence, after a question, or nothing after it.
+    ("what did you say anyway?", "what did you say anyway?"),
+    ("What is your dog called? Also, what is your cat called?",
+     "What is your dog called? Also, what is your cat called?"),
+    ("I also wanted to ask what your dog is called", "I also wanted to ask what your dog is "
+     "called"),
+    ("你说对了，我上次说的书叫什么？", "你说对了，我上次说的书叫什么？"),
+    ("I went there, anyway.", "I went there, anyway."),
+    # A pronoun after it points back into the talk.
+    ("My sister is visiting. Also, when is her birthday again?",
+     "My sister is visiting. Also, when is her birthday again?"),
+    ("我表姐昨天来了。对了，她生日是哪天？", "我表姐昨天来了。对了，她生日是哪天？"),
+])
+def test_what_follows_a_change_of_subject_is_the_question(text, asked):
+    assert topic_change_cut(text) == asked
+    assert question_focus(text) == asked
 
 
 @pytest.mark.parametrize("text, split", [

@@ -147,6 +147,25 @@ def test_an_english_word_the_session_lacks_is_not_taken_for_a_slip():
     assert typos_correct("any hobbbies", Session()).changes == {"hobbbies": "hobbies"}
 
 
+def test_a_word_chat_shortens_is_written_out_unless_the_session_says_it():
+    class Session:
+        def __init__(self, said):
+            self.said = said
+
+        def counts(self, terms):
+            return {term: int(term in self.said) for term in terms}
+
+        def like(self, *, first, lengths, limit):
+            return []
+
+    # "uni" was read as a slip of "unit", a word the session held.
+    assert typos_correct("what am i studying at uni again?", Session({"unit", "studi"})
+                         ).text == "what am i studying at university again?"
+    assert typos_correct("when is my gf's bday", Session(set())).changes == {
+        "gf": "girlfriend", "bday": "birthday"}
+    assert typos_correct("what am i studying at uni again?", Session({"uni"})).changes == {}
+
+
 PETS = [
     ("We have two pets now, a cat and a rabbit.", "Two pets is a lot of feeding."),
     ("The pets woke me at dawn again.", "Pets have no sense of weekends."),

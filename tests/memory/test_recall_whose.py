@@ -165,6 +165,13 @@ def test_you_in_a_question_names_the_character_unless_it_asks_to_remember(questi
     ("how old am i again?", "im 5 minutes away", False),
     ("我今年多大来着？", "我今年三十五了，腰开始不行了。", True),
     ("我今年多大来着？", "我表弟今年31岁。", False),
+    # A home town told as where one is from, with no word of the row.
+    ("你还记得我是在哪儿长大的不？", "我是盐城乡下出来的，小时候天天帮家里插秧。", True),
+    ("我老家在哪？", "我是东北人，受不了南方的湿冷。", True),
+    ("我老家在哪？", "我是老实人，不会说谎。", False),
+    ("我老家在哪？", "我是个急性子。", False),
+    ("where am i from originally?", "I'm originally from a tiny town near Leeds", True),
+    ("where am i from originally?", "I'm from work, just got home", False),
 ])
 def test_the_asker_tells_a_job_or_an_age_without_its_word(question, line, told):
     assert told_by_asker(line, asked_of_asker(question)) is told
@@ -200,6 +207,8 @@ def test_a_job_told_without_its_word_comes_before_others_jobs():
      True),
     ("whats my line of work", "i stack boxes at a warehouse overnight", True),
     ("what's my occupation?", "I paint fences for people, mostly in summer", True),
+    ("what's my day job again?", "Sorry, long week, I test games for a studio downtown", True),
+    ("what's my day job again?", "I cook dinner for a friend on Fridays", False),
     ("what do i do for work again?", "I met him at a party once", False),
     ("what do i do for work again?", "I stayed at a hotel near the beach", False),
     ("what do i do for work again?", "my cousin pours coffee at a cafe", False),

@@ -165,6 +165,11 @@ def test_a_size_asked_with_duobig_asks_no_age(question):
     assert ("岁",) not in _statement_words(question)
 
 
+@pytest.mark.parametrize("question", ["我老婆是干什么的", "我表弟是做什么的？"])
+def test_what_a_person_named_by_kin_does_asks_for_their_job(question):
+    assert ("工作",) in _statement_words(question)
+
+
 @pytest.mark.parametrize("question", ["表弟多大", "他多大？", "我今年多大来着？",
                                       "我舅舅多大岁数了？"])
 def test_duobig_after_a_person_or_a_time_asks_an_age(question):
@@ -183,6 +188,18 @@ def test_duobig_after_a_person_or_a_time_asks_an_age(question):
     # 打 is the spoken 从: where one comes from is told by where one was born.
     ("是打哪儿来", ["我打算明天去超市买点菜。", "我出生在成都，上大学才来的上海。",
                     "今天天气不错。"]),
+    # One person by another word for them.
+    ("我领导今年多大", ["我同事35岁了。", "赵国庆是我的上司，其年龄是42岁。",
+                        "今天天气不错。"]),
+    ("how old is my manager?", ["My coworker is 31.", "My supervisor turned 50 last week.",
+                                "Nice weather."]),
+    ("我老婆是干什么的来着", ["我上司在浙江杭州上班呢。", "我媳妇在杭州一家医院做麻醉师。",
+                              "今天天气不错。"]),
+    ("我领导叫什么名字", ["我上司他们家是北京的。", "我的上司名叫郭梦婷。", "今天天气不错。"]),
+    # What one saves for is told by putting money aside.
+    ("what am i saving up for again", ["I went up the hill again.", "Been putting 200 bucks "
+                                       "aside every month, I really want a used Ducati.",
+                                       "Nice weather."]),
 ])
 def test_a_question_in_one_wording_finds_the_line_told_in_another(question, lines):
     scores, _, _ = _scores(lines, question)
