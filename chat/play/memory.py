@@ -45,7 +45,16 @@ def turn_recall(store: FileStore, ctx: TurnContext, *, memory_tokens: int) -> Re
                           lines=ctx.lines, memory_tokens=memory_tokens,
                           witnessed=_recall_kept(store, ctx),
                           related_instance_ids=_related_conversations(store, ctx),
-                          newest_shown=int(trimming) if isinstance(trimming, int) else 0)
+                          newest_shown=int(trimming) if isinstance(trimming, int) else 0,
+                          members=_member_names(store, ctx))
+
+
+def _member_names(store: FileStore, ctx: TurnContext) -> list[str]:
+    """The names the player may address a question to: every member of a group (one added
+    since has no line in the memory index to be known by), else the character."""
+    if is_group(ctx.instance_state):
+        return [member.name for member in members_of(store, ctx.instance_state)]
+    return [str(ctx.character.get("name") or "")]
 
 
 def recall_shown_as(store: FileStore, ctx: TurnContext, *, player_name: str) -> ShownAs:

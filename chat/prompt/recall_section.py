@@ -65,10 +65,11 @@ class RecallSection:
 def recall_prepare(store: FileStore, *, instance_id: str, user_text: str,
                    lines: list[dict[str, Any]], witnessed: Callable[[Mapping[str, Any]], bool],
                    related_instance_ids: list[str], newest_shown: int,
-                   memory_tokens: int) -> RecallSection:
+                   memory_tokens: int, members: Iterable[str] = ()) -> RecallSection:
     """Searched on every player line; `newest_shown` of the newest `lines` are taken to be in
     the prompt (recall_unshown checks it once the prompt is built); passages are taken best
-    first while they fit `memory_tokens` (the memory share of the window)."""
+    first while they fit `memory_tokens` (the memory share of the window). `members`: the
+    conversation's characters' names (a question addressed to one is not about the name)."""
     if not recall_enabled(store):
         return RecallSection({"mode": None, "hits": [], "query": "", "disabled": True})
     if not asked_parts(user_text) and not recall_mode(user_text):
@@ -80,7 +81,8 @@ def recall_prepare(store: FileStore, *, instance_id: str, user_text: str,
     found = recall_for_turn(user_text, instance_id, index=index, shown_texts=[user_text],
                             last_exchange=last_exchange,
                             player_before=player_before(lines, user_text),
-                            related_instance_ids=related_instance_ids, witnessed=witnessed)
+                            related_instance_ids=related_instance_ids, witnessed=witnessed,
+                            members=members)
     for near in found.near.values():  # a line the speaker did not witness is not context either
         near.before = near.before if near.before and witnessed(near.before.metadata) else None
         near.after = near.after if near.after and witnessed(near.after.metadata) else None

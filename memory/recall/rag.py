@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import logging
 import re
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field, replace
 from datetime import date, datetime, timezone
 from typing import Any
@@ -352,34 +352,37 @@ def query_user_history(user_input: str, instance_id: str, *, index: MemoryIndex,
                        force: bool = False, k: int = 10,
                        related_instance_ids: list[str] | None = None,
                        now: date | None = None, when: str = "",
-                       witnessed: Callable[[Mapping[str, Any]], bool] | None = None
-                       ) -> RecallResult:
+                       witnessed: Callable[[Mapping[str, Any]], bool] | None = None,
+                       members: Iterable[str] = ()) -> RecallResult:
     """Everyday recall (flow 2.5): search only when the player refers to the past (or `force`);
     shallow -> summaries + turns, deep -> plot material + turns; this instance and the
     `related_instance_ids` the caller took from the owner's files (the speaker's other
     conversations), nothing else. `now` is the day the question is asked ("last week" counts
     from it; default today, UTC); `when`, the whole message its time expression is read from
     when `user_input` is only the part of it searched. `witnessed` (a document's metadata ->
-    bool) keeps only what the speaker saw (memory.selectors.recall_witnessed). A misspelt word
-    is searched as typed and corrected. Never raises: an unavailable index gives no hits."""
+    bool) keeps only what the speaker saw (memory.selectors.recall_witnessed). `members`: the
+    names of the conversation's characters, a name the question is addressed to though its
+    lines are not indexed yet. A misspelt word is searched as typed and corrected. Never
+    raises: an unavailable index gives no hits."""
     with recall_held():  # a fill in this process waits meanwhile (give_way.py)
         return typo_tolerant(user_input, index=index, k=k, run=lambda text: _history_query(
             text, instance_id, index=index, force=force, k=k,
-            related_instance_ids=related_instance_ids, now=now, when=when, witnessed=witnessed),
+            related_instance_ids=related_instance_ids, now=now, when=when, witnessed=witnessed,
+            members=frozenset(members)),
             owners=[instance_id, *(related_instance_ids or [])])
 
 
 def _history_query(user_input: str, instance_id: str, *, index: MemoryIndex, force: bool,
                    k: int, related_instance_ids: list[str] | None, now: date | None,
-                   when: str, witnessed: Callable[[Mapping[str, Any]], bool] | None
-                   ) -> RecallResult:
+                   when: str, witnessed: Callable[[Mapping[str, Any]], bool] | None,
+                   members: frozenset[str] = frozenset()) -> RecallResult:
     mode = recall_mode(user_input)
     if mode is None and not force:
         return RecallResult(mode=None)
     mode = mode or ("deep" if trigger_found(user_input, DEEP_TRIGGERS) else "shallow")
     scope = list(dict.fromkeys([instance_id, *(related_instance_ids or [])]))
     where = {"instance_id": instance_id if len(scope) == 1 else {"$in": scope}}
-    user_input = addressed_strip(user_input, _speakers(index, where))
+    user_input = addressed_strip(user_input, _speakers(index, where) | members)
     parts = questions_split(question_focus(user_input))
     query = " / ".join(query_extract(part) for part in parts)
     collections = DEEP_COLLECTIONS if mode == "deep" else SHALLOW_COLLECTIONS

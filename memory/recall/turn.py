@@ -214,8 +214,8 @@ def turn_candidates(user_text: str, instance_id: str, *, index: MemoryIndex,
                     shown_texts: Iterable[str] = (), last_exchange: str = "",
                     player_before: str = "",
                     related_instance_ids: list[str] | None = None,
-                    witnessed: Callable[[Mapping[str, Any]], bool] | None = None
-                    ) -> tuple[RecallResult, list[Signals], bool]:
+                    witnessed: Callable[[Mapping[str, Any]], bool] | None = None,
+                    members: Iterable[str] = ()) -> tuple[RecallResult, list[Signals], bool]:
     """The searched lines best first, each with what the floor reads, before the floor; lines
     shown, meta-talk, echoes of the question and duplicates already left out; lines quoted back
     first, a question of the player's with the reply it had. A line that leans on the player's
@@ -236,7 +236,7 @@ def turn_candidates(user_text: str, instance_id: str, *, index: MemoryIndex,
     def search(text: str) -> RecallResult:
         return query_user_history(text, instance_id, index=index, force=True, k=CANDIDATES,
                                   related_instance_ids=related_instance_ids, when=when,
-                                  witnessed=witnessed)
+                                  witnessed=witnessed, members=members)
 
     result, query_text = _searches_joined(query_text, leaning=bool(own_parts),
                                           player_before=player_before, search=search)
@@ -290,16 +290,17 @@ def recall_for_turn(user_text: str, instance_id: str, *, index: MemoryIndex,
                     player_before: str = "",
                     related_instance_ids: list[str] | None = None,
                     witnessed: Callable[[Mapping[str, Any]], bool] | None = None,
-                    floor: Floor = FLOOR) -> TurnRecall:
+                    members: Iterable[str] = (), floor: Floor = FLOOR) -> TurnRecall:
     """This turn's recalled lines, best first, all that pass the floor (the caller takes those
     it does not show until the memory share is full). `shown_texts`: the lines the prompt already
-    holds and the player's current message, never recalled back. A message that only asks
-    ("你还记得吗？") is about the last exchange: its words are searched instead."""
+    holds and the player's current message, never recalled back; `members`, the names of the
+    conversation's characters. A message that only asks ("你还记得吗？") is about the last
+    exchange: its words are searched instead."""
     with recall_held():  # a fill in this process waits meanwhile (give_way.py)
         result, signals, triggered = turn_candidates(
             user_text, instance_id, index=index, shown_texts=shown_texts,
             last_exchange=last_exchange, player_before=player_before,
-            related_instance_ids=related_instance_ids, witnessed=witnessed)
+            related_instance_ids=related_instance_ids, witnessed=witnessed, members=members)
     hits = [s.hit for s in signals if triggered or floor_keeps(s, floor)]
     return TurnRecall(result=replace(result, hits=hits),
                       near={s.hit.key: s.near for s in signals}, triggered=triggered)

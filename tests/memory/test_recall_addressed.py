@@ -1,8 +1,11 @@
 """A question addressed to a member by name ("Bram, remind me — what did I say my job was?")
 is searched without the name, and the addressed member's lines are not preferred: the name
-says who should answer, not what to recall (findings long-chat F3)."""
+says who should answer, not what to recall (findings long-chat F3); a member is known by
+name before any line of theirs is indexed."""
 
 from __future__ import annotations
+
+import asyncio
 
 import pytest
 
@@ -10,6 +13,8 @@ from memory.recall.addressed import addressed_strip
 from memory.recall.queries import query_extract
 from memory.recall.rag import query_user_history
 from memory.vectors.index import MemoryIndex
+from tests.memory.memory_turns import memory_turn_run
+from tests.memory.recall_chats import recall_chat_seed
 
 SPEAKERS = {"Bram", "Sora Lin", "Ann", "小红"}
 
@@ -79,3 +84,24 @@ def test_a_run_of_more_names_than_a_question_is_said_to_is_left_as_said():
     said = " and ".join(sorted(speakers)) + ", where did I grow up?"
     assert addressed_strip(said, speakers) == said
     assert addressed_strip("MemberA and MemberB, where?", speakers) == "where?"
+
+
+def test_a_member_with_no_line_indexed_yet_is_known_by_the_names_given(index):
+    # Rook joined the group since: no line of the index is said under that name.
+    asked = "Rook, remind me — what did I say my job was?"
+    assert "Rook" in query_user_history(asked, "inst_grp", index=index, force=True, k=5).query
+    result = query_user_history(asked, "inst_grp", index=index, force=True, k=5,
+                                members=["Bram", "Rook"])
+    assert "Rook" not in result.query and "radiographer" in result.hits[0].text
+
+
+@pytest.mark.django_db(transaction=True)
+def test_a_question_addressed_to_the_character_before_its_lines_are_indexed_is_not_about_it(
+        store, instance, memory_on, use_stub):
+    recall_chat_seed(store, instance)  # the player's lines and replies, under no name
+    character = store.instance_state_read(instance)["character_id"]
+    name = store.character_read(character)["name"]
+    result, _ = asyncio.run(memory_turn_run(store, instance,
+                                            f"{name}, when did Jolene get her puppy?"))
+    query = store.trace_read(instance, result.trace_id)["retrievals"]["query"]
+    assert name not in query and "Jolene" in query
