@@ -46,7 +46,7 @@ def turn_recall(store: FileStore, ctx: TurnContext, *, memory_tokens: int) -> Re
                           witnessed=_recall_kept(store, ctx),
                           related_instance_ids=_related_conversations(store, ctx),
                           newest_shown=int(trimming) if isinstance(trimming, int) else 0,
-                          members=_member_names(store, ctx))
+                          members=lambda: _member_names(store, ctx))
 
 
 def _member_names(store: FileStore, ctx: TurnContext) -> list[str]:

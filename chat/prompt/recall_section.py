@@ -65,11 +65,13 @@ class RecallSection:
 def recall_prepare(store: FileStore, *, instance_id: str, user_text: str,
                    lines: list[dict[str, Any]], witnessed: Callable[[Mapping[str, Any]], bool],
                    related_instance_ids: list[str], newest_shown: int,
-                   memory_tokens: int, members: Iterable[str] = ()) -> RecallSection:
+                   memory_tokens: int,
+                   members: Callable[[], Iterable[str]] = tuple) -> RecallSection:
     """Searched on every player line; `newest_shown` of the newest `lines` are taken to be in
     the prompt (recall_unshown checks it once the prompt is built); passages are taken best
-    first while they fit `memory_tokens` (the memory share of the window). `members`: the
-    conversation's characters' names (a question addressed to one is not about the name)."""
+    first while they fit `memory_tokens` (the memory share of the window). `members` reads
+    the conversation's characters' names (a question addressed to one is not about the name),
+    only when the line is searched."""
     if not recall_enabled(store):
         return RecallSection({"mode": None, "hits": [], "query": "", "disabled": True})
     if not asked_parts(user_text) and not recall_mode(user_text):
@@ -82,7 +84,7 @@ def recall_prepare(store: FileStore, *, instance_id: str, user_text: str,
                             last_exchange=last_exchange,
                             player_before=player_before(lines, user_text),
                             related_instance_ids=related_instance_ids, witnessed=witnessed,
-                            members=members)
+                            members=tuple(members()))
     for near in found.near.values():  # a line the speaker did not witness is not context either
         near.before = near.before if near.before and witnessed(near.before.metadata) else None
         near.after = near.after if near.after and witnessed(near.after.metadata) else None
