@@ -631,6 +631,117 @@ for _name, _planted in HELD7_PLANTED.items():
     PLANTED[_name] = [*PLANTED.get(_name, []), *_planted]
 
 
+# An eighth held-out set (2026-12-04): written before any change it measures, by a writer who did
+# not read the app's recall, on LoCoMo conv-30 and conv-42, conv-47 played as a group (a question
+# to Rook about what John said), REALTALK Chat_5 and Chat_8, MemDaily u40, u43 and u46; facts no
+# earlier set asked. Follow-ups leaning on the line before, "that" / 那个 / 上次, vague times,
+# corrections (no I mean…, 不是…), a question at the end of a chatty message (with and without
+# btw / anyway / 对了), typos and slang, colloquial Chinese (来着, 啥), the player's own facts
+# planted or told in words the question does not use (accounting for "keeps the books", hobby for
+# a pottery class, 运动 for 羽毛球, 坏毛病 for smoking, 女儿 for 闺女), a category for a specific
+# thing (light fixture for chandelier, critters, gadget, sport). Played alone with
+# --only "held out 8".
+# On 8b46ba8d (main's recall, before any change it measures; 2026-12-04, load 5-6): found 36/38,
+# @5 24/38, @10 25/38; by file: conv-30 5/5, 3/5, 3/5; Chat_8 4/5, 4/5, 4/5; u40 5/5, 2/5, 2/5;
+# u43 5/5, 4/5, 4/5; u46 5/5, 3/5, 4/5; conv-42 5/5, 3/5, 3/5; Chat_5 3/4, 1/4, 1/4;
+# group conv-47 4/4, 4/4, 4/4 (found, @5, @10).
+HELD8 = "held out 8"
+HELD8_PROBES: dict[str, list[tuple[str, list[str], list[str]]]] = {
+    "locomo/conv-30.json": [
+        (HELD8, ["you told me ages ago about how you decorated the store",
+                 "what was that light fixture you said gives it a glam feel?"], ["D3:6"]),
+        (HELD8, ["my back is killing me from moving mirrors around the studio all day and the "
+                 "plumber flaked again. btw who was that 'just do it' quote from?"], ["D19:4"]),
+        (HELD8, ["what surface did I say I wanted to put down in the studio?"], ["D2:8"]),
+        (HELD8, ["what was that internship you got accepted for?",
+                 "no I mean the one you interviewed for before that"], ["D11:14"]),
+        (HELD8, ["who's doing my accounting these days?"], ["P3"]),
+    ],
+    "locomo/conv-42.json": [
+        (HELD8, ["remind me, what critters do I have to stay away from?"], ["D2:23", "D5:11"]),
+        (HELD8, ["how are your little shelled buddies doing?",
+                 "what did you get them the other week?"], ["D19:3"]),
+        (HELD8, ["what was the first tournament game you ever won?",
+                 "no wait, I mean the board game you played at that convention"], ["D23:7"]),
+        (HELD8, ["my laptop's acting up again, i swear if it crashes like last time it's going out "
+                 "the window. anyway what did you say to use instead of butter for dairy-free "
+                 "baking?"], ["D20:15"]),
+        (HELD8, ["ok big news, I adopted a hairless sphynx cat, zero sneezing so far! her name is "
+                 "Olive", *SMALL_TALK, "what did I call my new kitty again?"], ["said:0"]),
+    ],
+    "group:locomo/conv-47.json": [
+        (HELD8, ["Rook, what's that gadget John said he takes down to the beach?"], ["D2:10"]),
+        (HELD8, ["Rook, what kind of pizza is John's favorite?"], ["D9:19"]),
+        (HELD8, ["John put on some charity tournament with his friends, right Rook?",
+                 "who was the money for?"], ["D10:10"]),
+        (HELD8, ["Rook, which book series did John say he loves most?"], ["D14:10"]),
+    ],
+    "realtalk-dev/Chat_5_Nicolas_Nebraas.json": [
+        (HELD8, ["ugh woke up with my nose all stuffed again and julio left dishes in the sink for "
+                 "like the 4th day straight. wats the grossest thing u ever ate"], ["D4:22"]),
+        (HELD8, ["remember that girl at ur bfs work who was flirting w him",
+                 "wat happened w her in the end"], ["D9:14"]),
+        (HELD8, ["what country did i say i wanna go to for beer n sausages"], ["D4:97"]),
+        (HELD8, ["what hobby did i try out last month lol"], ["P4"]),
+    ],
+    "realtalk-dev/Chat_8_Akib_Muhhamed.json": [
+        (HELD8, ["what animal am i babysitting rn lol"], ["D4:1"]),
+        (HELD8, ["u still teaching?", "what grade are ur kids again"], ["D7:23"]),
+        (HELD8, ["whats my fav marvel movie", "nah i mean urs"], ["D3:62"]),
+        (HELD8, ["servers went down again at work and i was on the phone w the vendor for like 3 "
+                 "hrs smh. btw what happened to ur microwave that time"], ["D1:19"]),
+        (HELD8, ["where does my wife wanna go on vacay"], ["D4:2"]),
+    ],
+    "memdaily-zh-dev/memdaily-u40.json": [
+        (HELD8, ["我那个爱做饭的表弟叫啥名字来着？"], ["D5:1"]),
+        (HELD8, ["我上司是哪个部门的来着？", "那他公司叫啥？"], ["D8:5"]),
+        (HELD8, ["我表弟老家是哪儿的？", "不是，我问的是我那个下属"], ["D8:8"]),
+        (HELD8, ["今天陪我妈逛了一下午菜市场，腿都走断了。"
+                 "对了，我要去的那个论坛有多少人参加来着？"], ["D1:4", "D2:4"]),
+        (HELD8, ["我周末一般玩啥运动来着？"], ["P3"]),
+    ],
+    "memdaily-zh-dev/memdaily-u43.json": [
+        (HELD8, ["我表姐是干啥的来着？", "那她老家呢？"], ["D4:2"]),
+        (HELD8, ["今天排队办签证排了俩小时，差点没赶上午饭。航空服务创新交流盛典是几号来着"],
+         ["D2:10", "D8:5"]),
+        (HELD8, ["航空服务创新交流盛典在哪儿办？", "不是，我说的是那个乘务管理交流会"], ["D6:7"]),
+        (HELD8, ["我上个月改掉的是啥坏毛病来着？"], ["P4"]),
+        (HELD8, ["跟你说，我下个月要去成都出差一周，回来给你带火锅底料。", *SMALL_TALK_ZH,
+                 "我下个月要去哪儿来着？"], ["said:0"]),
+    ],
+    "memdaily-zh-dev/memdaily-u46.json": [
+        (HELD8, ["我表哥平时玩啥运动来着？"], ["D4:1"]),
+        (HELD8, ["我叔叔是哪科的医生？", "那他今年多大岁数了"], ["D4:6", "D10:2"]),
+        (HELD8, ["上次说的那个手工阅享会是啥时候来着？"], ["D2:7"]),
+        (HELD8, ["销售创新研讨会是哪天？", "不对，我问的是新品发布盛会"], ["D2:5", "D4:11"]),
+        (HELD8, ["我女儿现在读几年级了？"], ["P3"]),
+    ],
+}
+HELD8_PLANTED: dict[str, list[tuple[str, int, str]]] = {
+    "locomo/conv-30.json": [
+        ("P3", 10, "My sister Tasha keeps the books for the studio for free, she's a CPA so at "
+                   "least somebody here knows what they're doing."),
+    ],
+    "realtalk-dev/Chat_5_Nicolas_Nebraas.json": [
+        ("P4", 8, "i took a pottery class at the rec center last month and made the ugliest mug "
+                  "ever lol"),
+    ],
+    "memdaily-zh-dev/memdaily-u40.json": [
+        ("P3", 5, "周末我基本都泡在羽毛球馆，一打就是一下午。"),
+    ],
+    "memdaily-zh-dev/memdaily-u43.json": [
+        ("P4", 7, "我上个月总算把抽了十年的烟戒了，现在兜里老揣着薄荷糖。"),
+    ],
+    "memdaily-zh-dev/memdaily-u46.json": [
+        ("P3", 6, "我闺女今年刚上小学一年级，天天吵着不想写作业。"),
+    ],
+}
+for _name, _probes in HELD8_PROBES.items():
+    PROBES[_name] = [*PROBES.get(_name, []), *_probes]
+for _name, _planted in HELD8_PLANTED.items():
+    PLANTED[_name] = [*PLANTED.get(_name, []), *_planted]
+
+
 class RoundProvider:
     """Answers at once; keeps every request of the last turn (a group's round)."""
 
