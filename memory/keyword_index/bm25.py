@@ -27,7 +27,12 @@ from typing import Any
 
 import numpy as np
 
-from memory.keyword_index.said_instead import ALTERNATIVE_WEIGHT, Term, query_terms
+from memory.keyword_index.said_instead import (
+    ALTERNATIVE_WEIGHT,
+    Term,
+    query_terms,
+    stated_marks,
+)
 from memory.keyword_index.tokens import ask_share, speaker_name, text_tokenize, turn_text
 
 __all__ = ["CONTEXT_BEFORE", "CONTEXT_WEIGHT", "FILTER_KEYS", "KeywordPart", "KeywordScores",
@@ -46,7 +51,18 @@ DEAD_MAX = 10_000
 
 # What a snapshot's tokens were made by: a snapshot of another version is not used (the log's
 # texts are read again), so a change of the tokenizer never mixes old and new tokens.
-TOKENS_VERSION = f"snowball-en+zh-bigrams/context-{CONTEXT_BEFORE}"
+TOKENS_VERSION = f"snowball-en+irregular+zh-bigrams+stated/context-{CONTEXT_BEFORE}"
+
+
+def turn_tokens(text: str, metadata: dict[str, Any]) -> tuple[list[str], int]:
+    """A turn's tokens and how many of them are words: its words under its speaker's name,
+    then on the player's lines the marks of the facts they tell without a word of the fact's
+    kind (said_instead.stated_marks). A mark is no word: a line's length, which BM25 weighs
+    its words by, is its words' (counted, the marks shifted the scores of the lines around)."""
+    words = text_tokenize(turn_text(text, metadata))
+    marks = stated_marks(text) if metadata.get("role") == "user" else []
+    return words + marks, len(words)
+
 
 def _line_order(metadata: dict[str, Any]) -> tuple[int, int]:
     return int(metadata.get("turn", 0) or 0), 0 if metadata.get("role") == "user" else 1
@@ -110,12 +126,16 @@ class KeywordPart:
         if old is not None:
             self._remove(old)
         is_turn = self.collection == "turns"
-        tokens = text_tokenize(turn_text(text, metadata) if is_turn else text)
+        if is_turn:
+            tokens, length = turn_tokens(text, metadata)
+        else:
+            tokens = text_tokenize(text)
+            length = len(tokens)
         position = len(self.ids)
         self.ids.append(doc_id)
         self.positions[doc_id] = position
         self.alive.append(1)
-        self.lengths.append(len(tokens))
+        self.lengths.append(length)
         if self.asks is not None:
             self.asks.append(round(255 * ask_share(text)))
         for before in self.before:
@@ -161,8 +181,8 @@ class KeywordPart:
             before.extend(array("i", [-1]) * count)
         postings, lengths = self.postings, array("i")
         for position, (_, text, metadata) in enumerate(documents, start=start):
-            tokens = text_tokenize(turn_text(text, metadata))
-            lengths.append(len(tokens))
+            tokens, length = turn_tokens(text, metadata)
+            lengths.append(length)
             for token in tokens:
                 found = postings.get(token)
                 if found is None:
@@ -496,10 +516,12 @@ def _masked_counts(prepared: list[tuple[KeywordPart, np.ndarray, PartContext]],
 
 
 def _term_runs(term: Term) -> list[tuple[tuple[str, ...], float]]:
-    """A term's token runs with their weights: the question's own (first, when it has one) and
-    what a statement says instead (memory/keyword_index/said_instead.py)."""
+    """A term's token runs with their weights: the question's own (first, when it has one),
+    what a statement says instead and the marks of lines that tell it without its words
+    (memory/keyword_index/said_instead.py)."""
     own = [(term.own, 1.0)] if term.own else []
-    return own + [(run, ALTERNATIVE_WEIGHT) for run in term.instead]
+    return (own + [(run, ALTERNATIVE_WEIGHT) for run in term.instead]
+            + [((mark,), 1.0) for mark in term.marks])
 
 
 def _idf(total: int, frequency: int) -> float:

@@ -133,7 +133,13 @@ SAID_INSTEAD: tuple[tuple[tuple[str, ...], tuple[str, ...]], ...] = (
      ("birthday", "born")),
     (("hobby", "hobbies", "pastime", "free time", "spare time"),
      ("hobby", "hobbies", "pastime", "free time", "spare time", "weekend", "practice",
-      "practise", "lesson", "club")),
+      "practise", "lesson", "club", "class", "classes", "workshop", "took up", "picked up")),
+    # A sport is asked by the word and told by the game ("my cousin is really into climbing").
+    (("sport", "sports", "work out", "exercise"),
+     ("sport", "basketball", "soccer", "football", "tennis", "badminton", "volleyball", "golf",
+      "baseball", "hockey", "rugby", "cricket", "swimming", "swim", "running", "jogging",
+      "climbing", "bouldering", "yoga", "pilates", "skiing", "snowboarding", "surfing",
+      "cycling", "boxing", "skating", "gym", "workout", "marathon")),
     # The asker's own: "children" alone also asks about anyone's ("a friend with a newborn
     # child") and drew every line saying "baby".
     (("my kids", "my children", "my child", "our kids", "our children", "any kids",
@@ -201,7 +207,16 @@ SAID_INSTEAD: tuple[tuple[tuple[str, ...], tuple[str, ...]], ...] = (
       "哪天生的"),
      ("生日", "出生", "过生")),
     (("爱好", "兴趣", "业余", "闲暇", "消遣", "空闲"),
-     ("爱好", "兴趣", "业余", "周末", "每周", "练习")),
+     ("爱好", "兴趣", "业余", "周末", "每周", "练习", "兴趣班", "培训班", "报了")),
+    (("运动", "体育", "锻炼", "什么球", "啥球"),
+     ("运动", "篮球", "足球", "网球", "羽毛球", "乒乓球", "排球", "高尔夫", "游泳", "跑步",
+      "健身", "攀岩", "瑜伽", "滑雪", "骑行", "骑车", "登山", "爬山", "拳击", "滑冰", "打球",
+      "马拉松")),
+    # A day asked as 几号 / 啥时候 is told as the time or date of it ("…的时间是2024-04-13
+    # 14:00", "定在下周六"). A word, not a kind of fact (NOT_KINDS).
+    (("几号", "哪天", "哪一天", "什么时候", "啥时候", "几点", "什么日子", "日期"),
+     ("时间", "日期", "定在")),
+    (("女儿", "闺女"), ("女儿", "闺女")),
     (("子女", "我的孩子", "我孩子", "我家孩子", "我们的孩子", "几个孩子", "我的小孩", "我家小孩"),
      ("儿子", "女儿", "宝宝", "孩子", "闺女")),
     (("父母", "爸妈", "双亲"), ("爸爸", "妈妈", "我爸", "我妈", "父亲", "母亲", "爸妈", "父母")),
@@ -221,6 +236,36 @@ SAID_INSTEAD: tuple[tuple[tuple[str, ...], tuple[str, ...]], ...] = (
      ("宝宝", "生了", "出生", "怀孕", "当妈", "当爸", "当姑姑", "当舅舅", "当叔叔", "当阿姨",
       "当奶奶", "当爷爷", "当外婆", "当外公", "满月", "侄子", "侄女", "外甥")),
 )
+
+
+# Words chat shortens. A question typed short is searched for the long word when no line of the
+# session says the short one (memory/recall/typos.py: "uni" is no slip of "unit", and the long
+# word is the one other lines hold); a question saying the long word also meets a line that said
+# it short ("what is my little brother training to be?" for "my lil bro just got into culinary
+# school"), at ALTERNATIVE_WEIGHT. The commonest, not every one.
+CHAT_SHORT = {"uni": "university", "bday": "birthday", "bf": "boyfriend", "gf": "girlfriend",
+              "bff": "best friend", "bestie": "best friend", "hubby": "husband",
+              "roomie": "roommate", "sis": "sister", "lil": "little",
+              "fam": "family", "convo": "conversation", "fav": "favorite", "fave": "favorite",
+              "pics": "pictures", "vid": "video", "vids": "videos", "insta": "instagram",
+              "yt": "youtube", "ppl": "people", "appt": "appointment", "mins": "minutes",
+              "hrs": "hours", "grad": "graduate", "undergrad": "undergraduate",
+              "prof": "professor", "vacay": "vacation", "bball": "basketball"}
+
+
+def _said_short() -> dict[str, tuple[tuple[str, ...], ...]]:
+    shorts: dict[str, list[tuple[str, ...]]] = {}
+    # "bro" is also a way to address someone (a filler in a question: memory/recall/queries.py),
+    # so it is only looked for in lines.
+    for short, word in {**CHAT_SHORT, "bro": "brother"}.items():
+        stems, short_stems = text_tokenize(word), text_tokenize(short)
+        if len(stems) == 1 and short_stems and short_stems != stems:
+            shorts.setdefault(stems[0], []).append(tuple(short_stems))
+    return {stem: tuple(dict.fromkeys(runs)) for stem, runs in shorts.items()}
+
+
+# A question's word (its stem) -> the short words a line may say instead.
+SAID_SHORT = _said_short()
 
 
 # How a fact of a kind is told without any word of its row, keyed by the row's first key: a
@@ -283,6 +328,20 @@ def stated(line: str, words: tuple[str, ...]) -> bool:
     return pattern is not None and pattern.search(line) is not None
 
 
+# The keyword index marks the player's lines that STATED reads as telling a fact of its kind
+# ("I test games for a studio", "我在支行管信贷业务"): no word of the question is in them, so
+# without the mark they were found only when the dense side brought them. A mark is no token
+# text_tokenize makes (those are letters, digits and Chinese characters).
+STATED_MARK = "~stated:"
+STATED_SCAN_CHARS = 2000  # of a line, the first characters are read for a mark
+
+
+def stated_marks(text: str) -> list[str]:
+    """The marks of the kinds of fact the player's line `text` tells as STATED reads them."""
+    lowered = text[:STATED_SCAN_CHARS].lower()
+    return [STATED_MARK + kind for kind, pattern in STATED.items() if pattern.search(lowered)]
+
+
 @dataclass(frozen=True)
 class Term:
     """One term of a keyword search: the question's own tokens (all of them in a line, counted
@@ -291,6 +350,9 @@ class Term:
 
     own: tuple[str, ...]
     instead: tuple[tuple[str, ...], ...] = field(default=())
+    # The mark of the player's lines that tell a fact of the kind without its words
+    # (stated_marks): weighed as the question's own word, which such a line tells as surely.
+    marks: tuple[str, ...] = field(default=())
 
 
 def _english_keys() -> re.Pattern[str]:
@@ -336,10 +398,16 @@ def _row(key: str) -> int:
     return next(i for i, (keys, _) in enumerate(SAID_INSTEAD) if key in keys)
 
 
+# The English words of the table: a question's word among them is meant as typed ("pups",
+# "doggos" are no slips of "pumps", "doggs"; memory/recall/typos.py leaves them).
+WORDS_EN = frozenset(word for keys, words in SAID_INSTEAD for word in (*keys, *words)
+                     if word.isascii() and " " not in word)
+
+
 # Rows of words said instead that name no kind of personal fact (keyed by their first key): a
 # name is asked of anything ("what's the name of that band?"), so a question saying "name" is
 # not taken for one about the asker's own fact, and a line saying "called" is no telling of it.
-NOT_KINDS = frozenset({"name", "名字", "boss", "领导", "老婆", "老公"})
+NOT_KINDS = frozenset({"name", "名字", "boss", "领导", "老婆", "老公", "几号", "女儿"})
 
 
 def kinds_asked(text: str) -> list[tuple[str, tuple[str, ...]]]:
@@ -384,9 +452,11 @@ def query_terms(query: str, *, tokenize: Callable[[str], list[str]] = text_token
         instead = () if key in inside else tuple(dict.fromkeys(
             run for word in SAID_INSTEAD[row][1]
             if (run := tuple(tokenize(word))) and not (own and set(own) <= set(run))))
-        terms.append(Term(own=own, instead=instead))
+        kind = SAID_INSTEAD[row][0][0]
+        marks = (STATED_MARK + kind,) if kind in STATED and key not in inside else ()
+        terms.append(Term(own=own, instead=instead, marks=marks))
     straddling = _straddling(lowered, keys)
-    terms += [Term(own=(token,)) for token in tokens
+    terms += [Term(own=(token,), instead=SAID_SHORT.get(token, ())) for token in tokens
               if token not in grouped and token not in straddling]
     return terms
 

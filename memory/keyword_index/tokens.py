@@ -45,10 +45,38 @@ WORD_FORMS_KEPT = 200_000
 _word_forms: dict[str, tuple[str, ...]] = {}
 
 
+# Irregular verb forms, as their verb: Snowball leaves "ate", "bought", "met" as they are, so
+# "what's the grossest thing u ever ate" never met "the weirdest thing you've eaten" and "what
+# did I buy" never met "I bought a kayak". Forms that are also other everyday words are out
+# ("left", "ground", "rose", "bit", "shot", "sat"); "saw" and "found" stay, the tool and
+# founding a firm being rare in chat ("founded" is its own word).
+_IRREGULAR_EN = {
+    form: verb for verb, forms in {
+        "eat": "ate eaten", "buy": "bought", "bring": "brought", "catch": "caught",
+        "drink": "drank drunk", "drive": "drove driven", "fly": "flew flown",
+        "give": "gave given", "go": "went gone", "get": "got gotten", "know": "knew known",
+        "meet": "met", "run": "ran", "sing": "sang sung", "speak": "spoke spoken",
+        "swim": "swam swum", "teach": "taught", "think": "thought", "take": "took taken",
+        "write": "wrote written", "tell": "told", "sell": "sold", "send": "sent",
+        "spend": "spent", "build": "built", "begin": "began begun", "break": "broke broken",
+        "choose": "chose chosen", "forget": "forgot forgotten", "grow": "grew grown",
+        "hide": "hid hidden", "keep": "kept", "lose": "lost", "make": "made", "pay": "paid",
+        "find": "found",
+        "ride": "rode ridden", "say": "said", "sleep": "slept",
+        "steal": "stole stolen", "stand": "stood", "understand": "understood",
+        "wear": "wore worn", "wake": "woke woken", "hear": "heard", "hold": "held",
+        "fight": "fought", "see": "saw seen", "feel": "felt", "fall": "fell fallen",
+        "draw": "drew drawn", "throw": "threw thrown", "bite": "bitten", "lend": "lent",
+        "lead": "led", "mean": "meant", "become": "became", "come": "came",
+        "forgive": "forgave forgiven",
+    }.items() for form in forms.split()}
+
+
 def _word_form(token: str) -> tuple[str, ...]:
     word = token.split("'")[0]
     if not word or word in STOP_WORDS_EN:
         return ()
+    word = _IRREGULAR_EN.get(word, word)
     # Snowball's English rules all end in letters: a number is its own stem, and stemming each
     # new one (an import's "(12345)"s, dates, sums) was most of what a chat's tokenizing cost.
     return (word,) if word.isdigit() else (_english_stem(word),)

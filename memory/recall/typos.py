@@ -4,9 +4,10 @@ misspelt one, so a misspelt word is corrected against the words the session's ow
 (the keyword index's terms) and the corrected question is searched beside the one typed.
 
 Only a word recall does not know is touched: a stop word, a word of asking ("remember", "ever"),
-a word some line of the session holds (by its stem), a capitalised word inside a sentence (a
-name), a word with a digit, a word shorter than MIN_LENGTH or longer than MAX_LENGTH, and
-anything not written in Latin letters stay as typed. A word is corrected to a known word one
+a word of the said-instead table ("pups", "doggos"), a word some line of the session holds
+(by its stem), a capitalised word inside a sentence (a name), a word with a digit, a word
+shorter than MIN_LENGTH or longer than MAX_LENGTH, and anything not written in Latin letters
+stay as typed. A word is corrected to a known word one
 edit away (a letter dropped, doubled, swapped with the next, or mistyped; never its first letter,
 which phone typists rarely miss, save a swap of the first two): the likeliest slip first, then a
 stop word, then the word the session says most, then an English word no line holds. A word no
@@ -32,6 +33,7 @@ from typing import Any, Protocol, TypeVar
 
 import snowballstemmer
 
+from memory.keyword_index.said_instead import CHAT_SHORT, WORDS_EN
 from memory.keyword_index.tokens import STOP_WORDS_EN
 from memory.recall.queries import (
     ASKING_EN,
@@ -96,17 +98,6 @@ ENGLISH_SAID = 0.5
 REAL_WORD_FROM = 4
 REAL_WORD_SLIP = 1.0
 REAL_WORD_SAID = 3
-# Words chat shortens, written out when no line of the session says them as typed: "uni" is no
-# slip of "unit" ("what am i studying at uni again?" was searched as "unit"), and the written-out
-# word is the one other lines hold. The commonest, not every one.
-CHAT_SHORT = {"uni": "university", "bday": "birthday", "bf": "boyfriend", "gf": "girlfriend",
-              "bff": "best friend", "bestie": "best friend", "hubby": "husband",
-              "roomie": "roommate", "sis": "sister", "lil": "little", "fam": "family",
-              "convo": "conversation", "fav": "favorite", "fave": "favorite", "pics": "pictures",
-              "vid": "video", "vids": "videos", "insta": "instagram", "yt": "youtube",
-              "ppl": "people", "appt": "appointment", "mins": "minutes", "hrs": "hours",
-              "grad": "graduate", "undergrad": "undergraduate", "prof": "professor",
-              "vacay": "vacation", "bball": "basketball"}
 _ROWS = ("qwertyuiop", "asdfghjkl", "zxcvbnm")
 _NEXT_KEYS = {key: "".join(other for r, row2 in enumerate(_ROWS) for c2, other in enumerate(row2)
                            if other != key and abs(r - r1) <= 1 and abs(c2 - c1) <= 1)
@@ -345,7 +336,7 @@ def _unknown(found: list[re.Match[str]], text: str,
         word = match.group(0)
         lowered = word.lower()
         if (not MIN_LENGTH <= len(word) <= MAX_LENGTH or lowered in KNOWN_ALWAYS
-                or lowered in CHAT_SHORT):
+                or lowered in CHAT_SHORT or lowered in WORDS_EN):
             continue
         start = match.start()
         opens = start == 0 or bool(_SENTENCE_END.search(text[max(0, start - 3):start]))

@@ -91,6 +91,8 @@ def test_the_corrections_are_the_words_meant(index):
     "Did Lisbn suit Minna?",  # a capitalised word inside a sentence is a name: not ours
     "我的狗叫什么名字？你还记得吗",
     "我妹妹搬到哪里去了？",
+    # Words the said-instead table knows are meant as typed, though no line says them.
+    "remember my pups name", "whats my doggos name",
 ])
 def test_known_words_names_and_chinese_are_left_as_typed(index, question):
     corrected = typos_read(question, index, ["inst_001"])

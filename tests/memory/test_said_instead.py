@@ -200,6 +200,21 @@ def test_duobig_after_a_person_or_a_time_asks_an_age(question):
     ("what am i saving up for again", ["I went up the hill again.", "Been putting 200 bucks "
                                        "aside every month, I really want a used Ducati.",
                                        "Nice weather."]),
+    # A sport is asked by the word and told by the game; a hobby by the class one took.
+    ("我表哥平时玩啥运动", ["我表哥今年42岁了。", "我表哥特别爱攀岩。", "今天天气不错。"]),
+    ("what sport is my cousin into?", ["My cousin lives in Ohio.", "My cousin has been "
+                                       "bouldering every weekend.", "Nice weather."]),
+    ("what hobby did i try out", ["The new ramen place is open.", "i took a pottery class at "
+                                  "the rec center and made the ugliest mug ever",
+                                  "Nice weather."]),
+    # A day asked as 几号 / 啥时候 is told as its time.
+    ("交流盛典是几号", ["交流盛典的地点是广东深圳。", "交流盛典的时间是2024-04-13 14:00。",
+                        "今天天气不错。"]),
+    ("我女儿读几年级了", ["我女朋友读研究生。", "我闺女今年刚上小学一年级。", "今天天气不错。"]),
+    # A word chat shortens meets the line that said it short.
+    ("what is my little brother training to be", [
+        "My cousin is a chef.", "my lil bro just got into culinary school in chicago",
+        "Nice weather."]),
 ])
 def test_a_question_in_one_wording_finds_the_line_told_in_another(question, lines):
     scores, _, _ = _scores(lines, question)
@@ -227,3 +242,17 @@ def test_a_newborn_named_asks_no_birth():
     # saying "baby" or "uncle" (a REALTALK dev question fell out of the first ten).
     assert kinds_asked("When did Akib visit his friends with their newborn child?") == []
     assert [key for key, _ in kinds_asked("who in my family just had a kid?")] == ["had a kid"]
+
+
+@pytest.mark.parametrize(("question", "line"), [
+    ("what's my day job again?", "Sorry I'm late, I test games for a studio downtown."),
+    ("我是做什么工作的？", "我在支行管信贷业务，天天跑客户。"),
+    ("where am i from?", "I'm from Leeds, so the rain never bothers me."),
+])
+def test_a_fact_told_without_a_word_of_its_kind_is_found_by_the_keyword_side(question, line):
+    # The player's line that tells it carries the kind's mark; another speaker's does not.
+    scores, _, _ = _scores([*OTHER_LINES, line], question)
+    assert int(np.argmax(scores)) == len(OTHER_LINES) and scores.max() > 0
+    part = KeywordPart("turns")
+    part.add("turn_s1_1_assistant", line, {"session_id": "s1", "turn": 1, "role": "assistant"})
+    assert bm25_scored([(part, np.ones(1, dtype=bool))], question)[0][0].max() == 0
