@@ -54,6 +54,8 @@ _WORD = re.compile(r"[a-z']+")
 # Who a pronoun stands for, when the line before asked about someone ("我下属是哪里人来着？" then
 # "那他多大了？"): the possessor and the person words that open it, or "my/your … sister (Claire)".
 POSSESSORS_ZH = ("我们的", "我的", "我们", "我", "咱们的", "咱们", "咱", "你的", "你")
+# "我那个下属" is 我下属: the word points at the person, it names no one else.
+DEMONSTRATIVES_ZH = ("那个", "这个", "那位", "这位")
 POSSESSIVES_EN = frozenset("my your our their his her".split())
 PERSON_LOOK_AHEAD = 3  # words after a possessive read for its person word ("my older sister")
 CLAUSE_MAX_CHARS = 60  # of a clause that says which person ("ur friend who works in chinatown")
@@ -75,8 +77,8 @@ _PRONOUN_EN = re.compile(r"(?<![a-z'])(he|him|his|she|her|hers|they|them|their|t
 # she live?") is no question of its own.
 _SENTENCE_END = re.compile(r"(?<=[.!])\s+|(?<=[。！!\n])\s*")
 _ASKING_EN = re.compile(r"^(?:what|whats|what's|where|where's|wheres|who|who's|whos|when|why|"
-                        r"how|hows|how's|which|wat|do|does|did|is|are|was|were|can|could|have|"
-                        r"has)\b", re.IGNORECASE)
+                        r"how|hows|how's|which|wat|wats|wat's|wut|do|does|did|is|are|was|were|"
+                        r"can|could|have|has)\b", re.IGNORECASE)
 
 __all__ = ["follow_up_carried", "follow_up_resolved", "leans_on_before", "question_alone"]
 
@@ -165,6 +167,9 @@ def person_split_zh(question: str) -> tuple[str, str]:
     text = _ZH_THEN.sub("", question.lstrip(PUNCTUATION), count=1)
     head = next((p for p in POSSESSORS_ZH if text.startswith(p)), "")
     rest, at = text[len(head):], 0
+    pointed = next((d for d in DEMONSTRATIVES_ZH if head and rest.startswith(d)), "")
+    if pointed and rest.startswith(PEOPLE_ZH, len(pointed)):
+        rest = rest[len(pointed):]
     while word := max((w for w in PEOPLE_ZH if rest.startswith(w, at)), key=len, default=""):
         at += len(word)
     return (head + rest[:at], rest[at:]) if at else ("", question)

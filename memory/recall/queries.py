@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 
-from memory.keyword_index.said_instead import kinds_asked
+from memory.keyword_index.said_instead import PEOPLE_ZH, kinds_asked
 from memory.recall.focus import time_words_strip
 
 TRIGGERS_ZH = ["还记得", "记得吗", "记不记得", "记得不", "之前", "以前", "当时", "那次", "那时候",
@@ -24,8 +24,9 @@ ASKING_ZH = ["说过", "提过", "讲过", "聊过", "那天", "上周", "上星
 ASKING_EN = ["what did i tell you", "did i tell you", "did i ever tell you", "what did i say",
              "did i mention", "i mentioned", "you mentioned", "the other day", "last week",
              "last month", "a while ago", "a few days ago"]
+# "上次说的那个X" asks for X: what one said of it is how it is asked (说过 above).
 ZH_FILLERS_LEADING = ["你们", "您", "你", "我们", "咱们", "我", "他们", "她们", "他", "她", "的", "跟", "和",
-                      "吗", "呢"]
+                      "吗", "呢", "说的", "提到的", "讲的"]
 # 来着 ("…again?") ends a question the way 呢 does: "我是哪里人来着？" asks for 哪里人 alone.
 ZH_FILLERS_TRAILING = ["吗", "呢", "吧", "啊", "呀", "了", "的", "么", "来着"]
 # A trailing 么 is a particle only when it is not the end of a word: 什么, 怎么, 那么, 这么, 多么.
@@ -229,6 +230,11 @@ _CONDITION_BEFORE = re.compile(r"(?P<condition>[^，,。？?！!\s]{2,60})的那
 _ASKERS_CLAUSE = re.compile(r"我[^，,。？?！!\s的]{1,20}的(?=那[个位])|(?<=那[个位])我[^，,。？?！!\s的]{1,20}的")
 
 
+# "上次说的那个手工阅享会" / "你提到的那家店": what was said of the thing is how it is asked,
+# no condition on it (searched, "上次说" drew lines at random and took half the places).
+_SAID_CLAUSE = re.compile(r"(?:说|提|提到|讲|聊|讲到|聊到|告诉我)过?$")
+
+
 def condition_split(question: str) -> tuple[str, str] | None:
     """(condition, what is asked) of a conditional question, or None."""
     if _ASKERS_CLAUSE.search(question):
@@ -237,6 +243,9 @@ def condition_split(question: str) -> tuple[str, str] | None:
         found = pattern.search(question)
         if found:
             condition = found["condition"].strip(PUNCTUATION)
+            # "我那个爱做饭的表弟叫啥": the person is named, the clause only says which one.
+            if _SAID_CLAUSE.search(condition) or found["rest"].startswith(PEOPLE_ZH):
+                return None
             rest = re.sub(r"^(?:人|活动|东西|地方|事情?)?[，,\s]*", "", found["rest"]).strip()
             if len(condition) >= 2 and len(rest.strip(PUNCTUATION)) >= 2:
                 return condition, rest

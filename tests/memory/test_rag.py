@@ -69,7 +69,7 @@ def test_query_extraction_keeps_what_to_recall():
     ("what did my covid test say a couple of weeks ago", "what did my covid test say"),
     ("the cake I ate 3 days ago", "the cake I ate"),
     ("what did you cook the day before yesterday?", "what cook"),
-    ("我三天前跟你说的那部电影", "说的那部电影"),
+    ("我三天前跟你说的那部电影", "那部电影"),
     ("大前天买的那双鞋", "买的那双鞋"),
 ])
 def test_the_time_a_question_names_is_not_searched_as_words(text, searched):

@@ -51,6 +51,9 @@ def test_a_line_that_asks_on_its_own(text):
      "我表弟在哪家医院上班来着"),
     ("I was thinking about the Japan trip. What was the hotel called?",
      "What was the hotel called?"),
+    # Asked without a question mark, by a question word typed short.
+    ("julio left dishes in the sink again. wats the grossest thing u ever ate",
+     "wats the grossest thing u ever ate"),
     # One sentence; a question before the last; a last sentence that leans on the telling or
     # asks nothing.
     ("how long is ur drive again?", ""),
@@ -83,6 +86,8 @@ def test_the_line_before_is_carried_as_one_question_and_only_its_end():
     # "那X呢？" and a correction name another person and ask what the question before asked.
     ("那我上司呢？", "我表弟生日是几号来着？", "我上司生日是几号来着？"),
     ("不对，我是说我表姐的", "我表弟的电话是多少？", "我表姐的电话是多少？"),
+    # 那个 points at the person, it names no one else.
+    ("不是，我问的是我那个下属", "我表弟老家是哪儿的？", "我那个下属老家是哪儿的？"),
     ("what does she do again?", "remember my older sister Claire?",
      "what does my older sister Claire do again?"),
     ("how long was his shift?", "ur friend who works in chinatown, did he miss the party?",
@@ -109,6 +114,9 @@ def test_a_question_opens_with_who_it_asks_about():
     assert person_split_zh("我下属是哪里人来着？") == ("我下属", "是哪里人来着？")
     assert person_split_zh("那我表姐生日呢？") == ("我表姐", "生日呢？")
     assert person_split_zh("邮票故事阅读会在哪儿办？") == ("", "邮票故事阅读会在哪儿办？")
+    assert person_split_zh("我那位上司是哪里人？") == ("我上司", "是哪里人？")
+    # A clause between the pointing word and the person names which one: not split.
+    assert person_split_zh("我那个爱做饭的表弟叫啥？") == ("", "我那个爱做饭的表弟叫啥？")
 
 
 def test_the_line_before_is_the_players_own_not_the_current_one():

@@ -52,6 +52,9 @@ def test_query_extract_strips_particles_but_never_breaks_a_word(text, query):
     ("我跟你说过我妹妹的事吗？", "妹妹的事"),
     ("我提过我的工作吗？", "工作"),
     ("上周我们去哪了？", "去哪"),
+    # What one said of a thing is how it is asked, not what it is.
+    ("上次说的那个手工阅享会是啥时候来着？", "那个手工阅享会是啥时候"),
+    ("你上次提到的那家店叫啥？", "那家店叫啥"),
 ])
 def test_asking_what_one_said_or_naming_a_time_asks_to_remember(text, query):
     """Recall is searched for these as for "remember", and the asking words are no query."""
@@ -133,6 +136,11 @@ def test_what_follows_a_change_of_subject_is_the_question(text, asked):
     # The asker's own clause names the thing by the answer line itself: searched whole.
     ("我住的那个小区是哪个来着？", None),
     ("那个我要参加的活动是美食游泳趣味节的活动，地点是什么？", None),
+    # What was said of the thing is how it is asked, no condition.
+    ("上次说的那个手工阅享会是啥时候来着？", None),
+    ("你提到过的那家店叫啥？", None),
+    # The person is named; the clause only says which one.
+    ("我那个爱做饭的表弟叫啥名字来着？", None),
 ])
 def test_condition_split_finds_what_is_true_and_what_is_asked(text, split):
     assert condition_split(text) == split
@@ -155,6 +163,11 @@ def test_chinese_is_tokenized_in_bigrams_and_english_in_stemmed_words():
     assert text_tokenize("规模是什么") == ["规模", "模是", "是什", "什么"]
     assert text_tokenize("She was painting sunsets") == ["paint", "sunset"]
     assert text_tokenize("runs, running; hiked a hike") == ["run", "run", "hike", "hike"]
+    # An irregular verb's forms meet at the verb ("what did u eat" / "the weirdest thing I ate");
+    # forms that are other everyday words stay themselves ("a bit", "turn left").
+    assert text_tokenize("ate eaten eats; bought buys; met meeting") == [
+        "eat", "eat", "eat", "buy", "buy", "meet", "meet"]
+    assert text_tokenize("a bit left over") == ["bit", "left"]
 
 
 def _hit(doc_id: str) -> Hit:
