@@ -8,7 +8,14 @@ import numpy as np
 import pytest
 
 from memory.keyword_index.bm25 import KeywordPart, bm25_scored
-from memory.keyword_index.said_instead import Term, kinds_asked, query_terms
+from memory.keyword_index.said_instead import (
+    STATED,
+    STATED_MARK,
+    Term,
+    kinds_asked,
+    query_terms,
+    stated_marks,
+)
 
 
 def _statement_words(query: str) -> set[tuple[str, ...]]:
@@ -256,3 +263,15 @@ def test_a_fact_told_without_a_word_of_its_kind_is_found_by_the_keyword_side(que
     part = KeywordPart("turns")
     part.add("turn_s1_1_assistant", line, {"session_id": "s1", "turn": 1, "role": "assistant"})
     assert bm25_scored([(part, np.ones(1, dtype=bool))], question)[0][0].max() == 0
+
+
+def test_a_lines_marks_are_what_the_patterns_read():
+    # Every player's line of an import is read for marks; a cheap look for what a pattern needs
+    # comes first and must never drop one.
+    lines = ["Sorry I\nteach kids at a school", "I’ve been waiting tables at a diner", "I am 24",
+             "turned 30 last week", "I'm originally from Leeds", "我在银行上班", "我是东北人",
+             "我表弟今年31岁。", "Nice weather today.", "i\tfix bikes for people"]
+    for line in lines:
+        read = [STATED_MARK + kind for kind, pattern in STATED.items()
+                if pattern.search(line.lower())]
+        assert stated_marks(line) == read and (read or line == "Nice weather today.")
