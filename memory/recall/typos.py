@@ -3,23 +3,22 @@ tell u about my sistr". The keyword side matches exact words and the dense side 
 misspelt one, so a misspelt word is corrected against the words the session's own lines hold
 (the keyword index's terms) and the corrected question is searched beside the one typed.
 
-Only a word recall does not know is touched: a stop word, a word of asking ("remember", "ever"),
-a word of the said-instead table ("pups", "doggos"), a word some line of the session holds
-(by its stem), a capitalised word inside a sentence (a name), a word with a digit, a word
-shorter than MIN_LENGTH or longer than MAX_LENGTH, and anything not written in Latin letters
-stay as typed. A word is corrected to a known word one
-edit away (a letter dropped, doubled, swapped with the next, or mistyped; never its first letter,
-which phone typists rarely miss, save a swap of the first two): the likeliest slip first, then a
-stop word, then the word the session says most, then an English word no line holds. A word no
-such edit explains by a word of the session is read with a key next to its first letter ("rhe":
-the), then compared with the session's terms of about its length, two edits allowed from
-TWO_EDITS_FROM letters on. An English word the session lacks ("discussing" is not "disgusting",
-english()) is corrected only to a commoner English word one dropped, doubled or swapped letter
-away that REAL_WORD_SAID lines of the session hold ("pest": pets). A word chat shortens
-("uni", "bday", CHAT_SHORT) is written out when no line of the session holds it. A message is
-read for at most MAX_WORDS words and at most MAX_CORRECTED of them are corrected, each
-comparison bounded, so no text a player sends makes the correction run long. docs/memory.md,
-"Questions typed with typos".
+Only a word recall does not know is touched: a stop word, a word of asking ("remember", "ever"), a
+word of the said-instead table ("pups", "doggos"), a word some line of the session holds (by its
+stem), a capitalised word inside a sentence (a name), a word with a digit, a word shorter than
+MIN_LENGTH or longer than MAX_LENGTH, and anything not written in Latin letters stay as typed. A
+word is corrected to a known word one edit away (a letter dropped, doubled, swapped with the next,
+or mistyped; never its first letter, which phone typists rarely miss, save a swap of the first
+two): the likeliest slip first, then a stop word, then the word the session says most, then an
+English word no line holds. A word no such edit explains by a word of the session is read with a
+key next to its first letter ("rhe": the), then compared with the session's terms of about its
+length, two edits allowed from TWO_EDITS_FROM letters on. An English word the session lacks
+("discussing" is not "disgusting", english()) is corrected only to a commoner English word one
+dropped, doubled or swapped letter away that REAL_WORD_SAID lines of the session hold ("pest":
+pets). A word chat shortens ("uni", "bday", CHAT_SHORT) is written out when no line of the session
+holds it. A message is read for at most MAX_WORDS words and at most MAX_CORRECTED of them are
+corrected, each comparison bounded, so no text a player sends makes the correction run long.
+docs/memory.md, "Questions typed with typos".
 """
 
 from __future__ import annotations
