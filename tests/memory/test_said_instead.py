@@ -275,3 +275,8 @@ def test_a_lines_marks_are_what_the_patterns_read():
         read = [STATED_MARK + kind for kind, pattern in STATED.items()
                 if pattern.search(line.lower())]
         assert stated_marks(line) == read and (read or line == "Nice weather today.")
+
+
+def test_things_working_out_ask_no_sport():
+    assert kinds_asked("how did the interview work out?") == []
+    assert [key for key, _ in kinds_asked("what sport is my cousin into?")] == ["sport"]
