@@ -742,6 +742,133 @@ for _name, _planted in HELD8_PLANTED.items():
     PLANTED[_name] = [*PLANTED.get(_name, []), *_planted]
 
 
+# A ninth held-out set (2026-12-04): written before any change it measures, by a writer who did
+# not read the app's recall, on LoCoMo conv-26 and conv-44, conv-41 played as a group (a question
+# to Rook about what Maria said), REALTALK Chat_6 and Chat_9, MemDaily u41 and u42; facts no
+# earlier set asked. Follow-ups leaning on the line before ("n what about juice", 那我妈呢),
+# corrections (no, not the arm…, nah not that one…, 不是 / 不对…), "that" / 那个 / 前阵子 and
+# vague times, a question at the end of a chatty message (btw, 对了, or no pivot at all), typos
+# and slang, colloquial Chinese (来着, 啥), a category or a role for a specific thing or person
+# (ride for a car, dessert for peach cobbler, what she takes before dairy, the thing thrown into
+# every dish, who rode horses with me, the YouTube lady, 在单位当啥 for 监事), the player's own
+# facts in the chats asked in other words (public transport, health-care benefits work), planted
+# in words the question does not use (phobia for not flying, instrument for cello, language for
+# Japanese, diet for no carbs, 车 for 比亚迪, 毛病 for 血压) or told in a lead-in turn. Played
+# alone with --only "held out 9".
+# On bb6d21d7 (main's recall, before any change it measures; 2026-12-04, load 2-3): found 40/40,
+# @5 31/40, @10 33/40 (34/40 on a second run, the Japan correction at rank 8 instead of 15); by
+# file: conv-26 6/6, 5/6, 5/6; conv-44 6/6, 4/6, 4/6; Chat_6 6/6, 4/6, 4/6; Chat_9 6/6, 2/6, 4/6
+# (5/6); u41 6/6, 6/6, 6/6; u42 6/6, 6/6, 6/6; group conv-41 4/4, 4/4, 4/4 (found, @5, @10).
+HELD9 = "held out 9"
+HELD9_PROBES: dict[str, list[tuple[str, list[str], list[str]]]] = {
+    "locomo/conv-26.json": [
+        (HELD9, ["that wedding dress pic you showed me ages ago was gorgeous",
+                 "how long have you two been married now?"], ["D3:16"]),
+        (HELD9, ["what was that book I told you to read?",
+                 "no, I mean the one you loved when you were little"], ["D6:10"]),
+        (HELD9, ["a while back I told you about a song that means a lot to me, which one was it?"],
+         ["D15:23"]),
+        (HELD9, ["finally got the spare room painted, took me all weekend and I still have blue on "
+                 "my elbows lol. btw what was the band called at that show you went to, the one "
+                 "that got everyone dancing?"], ["D15:16"]),
+        (HELD9, ["who did I use to go horseback riding with when I was little?"], ["D13:7"]),
+        (HELD9, ["what's my big phobia again?"], ["P3"]),
+    ],
+    "locomo/conv-44.json": [
+        (HELD9, ["how do I usually get around town again?"], ["D20:34"]),
+        (HELD9, ["what injury kept me from walking the pups that time?",
+                 "no, not the arm, the one before that"], ["D22:1"]),
+        (HELD9, ["what's the one thing I throw into basically everything I cook?"], ["D10:21"]),
+        (HELD9, ["the pups tracked mud all over the new rug and Pixie ate half a cushion, so that "
+                 "was my morning. btw what did you and your gf do at the lake that one weekend?"],
+         ["D17:1"]),
+        (HELD9, ["what instrument have I been learning?"], ["P2"]),
+        (HELD9, ["ok news: I'm finally moving to a place by Riverside Park next month, the pups "
+                 "are gonna have so much room", *SMALL_TALK,
+                 "which neighborhood am I headed to next month?"], ["said:0"]),
+    ],
+    "group:locomo/conv-41.json": [
+        (HELD9, ["Rook, Maria got rid of her old ride a while back, right? who did she give it "
+                 "to?"], ["D2:1"]),
+        (HELD9, ["Rook, what's that workout class Maria said she just started?"], ["D1:3"]),
+        (HELD9, ["Maria was telling us about her trip to England, right Rook?",
+                 "which city did she say inspired all her castle stuff?"], ["D8:17"]),
+        (HELD9, ["Rook, what dessert did Maria say she made, the fruity one?"], ["D2:25"]),
+    ],
+    "realtalk-dev/Chat_6_Vanessa_Nicolas.json": [
+        (HELD9, ["what did i used to do for work before all this job hunting lol"], ["D6:12"]),
+        (HELD9, ["ur all time fav drink is that lychee milk tea right", "n what about juice"],
+         ["D1:85"]),
+        (HELD9, ["what do u take before eating dairy so ur stomach doesnt hate u"], ["D8:19"]),
+        (HELD9, ["that weird breakfast u told me about a while ago, what was it again"],
+         ["D14:7"]),
+        (HELD9, ["ugh my aunt texted asking for another airport ride at 5am, like no maam never "
+                 "again lol. who was that youtube lady i learned my jello salad from"],
+         ["D12:22"]),
+        (HELD9, ["what language am i learning rn"], ["P2"]),
+    ],
+    "realtalk-dev/Chat_9_Fahim_Akib.json": [
+        (HELD9, ["where was my buddy gonna pay for everything when we visit",
+                 "nah not that one, the trip w my wife"], ["D4:8", "D4:12"]),
+        (HELD9, ["that massive weird book u picked up a while back, whats it called again"],
+         ["D5:26", "D5:34"]),
+        (HELD9, ["bro the dmv line was insane today, 2 hrs just to renew my license and the guy "
+                 "behind me wouldnt stop coughing. whats my go to sandwich order again i wanna "
+                 "treat myself"], ["D1:63"]),
+        (HELD9, ["wat was that space show place u went to as a kid"], ["D7:33"]),
+        (HELD9, ["what diet am i on rn lol"], ["P5"]),
+        (HELD9, ["yo just booked flights, my cousin's getting married in toronto in march!!",
+                 *SMALL_TALK, "where am i headed in march again"], ["said:0"]),
+    ],
+    "memdaily-zh-dev/memdaily-u41.json": [
+        (HELD9, ["我舅妈平时爱玩啥？", "那我妈呢？"], ["D5:7"]),
+        (HELD9, ["我同事爱干啥来着？", "不是，我问的是我下属"], ["D5:2"]),
+        (HELD9, ["前阵子跟你说我逛的那个商场，叫啥来着？"], ["D3:1", "D3:2"]),
+        (HELD9, ["今天后厨忙疯了，连着出了两百多份菜，手腕都抬不起来。"
+                 "对了，那个美食运动狂欢节在哪儿办来着？"], ["D2:2"]),
+        (HELD9, ["我开的是啥车来着？"], ["P3"]),
+        (HELD9, ["跟你说，我报了个日语夜校，每周二周四晚上去上课。", *SMALL_TALK_ZH,
+                 "我晚上去上的那个课是学啥的来着？"], ["said:0"]),
+    ],
+    "memdaily-zh-dev/memdaily-u42.json": [
+        (HELD9, ["我舅舅在哪儿上班来着？", "他那个单位叫啥？"], ["D6:2"]),
+        (HELD9, ["我上司叫啥来着？", "不对，我说的是我表妹"], ["D9:3"]),
+        (HELD9, ["前两天跟你说路过的那个商场，叫啥来着？"], ["D3:1", "D3:2"]),
+        (HELD9, ["今天在地里插了一天秧，晚上回来还要喂猪，累得腰都直不起来。"
+                 "农业创新启动会是几号开来着"], ["D8:6"]),
+        (HELD9, ["我同事在单位当啥来着？"], ["D5:4"]),
+        (HELD9, ["我身体有啥毛病来着？"], ["P3"]),
+    ],
+}
+HELD9_PLANTED: dict[str, list[tuple[str, int, str]]] = {
+    "locomo/conv-26.json": [
+        ("P3", 16, "I still can't make myself get on a plane, I'd honestly rather drive twelve "
+                   "hours than fly."),
+    ],
+    "locomo/conv-44.json": [
+        ("P2", 17, "Been practicing cello scales every night after dinner, and the pups howl along "
+                   "like it's a concert lol."),
+    ],
+    "realtalk-dev/Chat_6_Vanessa_Nicolas.json": [
+        ("P2", 18, "duolingo owl is bullying me again lol, 40 day streak of japanese and i still "
+                   "cant order ramen"),
+    ],
+    "realtalk-dev/Chat_9_Fahim_Akib.json": [
+        ("P5", 19, "day 20 of no carbs, i literally dreamt about rice last night lmao"),
+    ],
+    "memdaily-zh-dev/memdaily-u41.json": [
+        ("P3", 8, "我那辆二手比亚迪最近老打不着火，都修了两回了。"),
+    ],
+    "memdaily-zh-dev/memdaily-u42.json": [
+        ("P3", 8, "前阵子体检查出来血压偏高，现在每天早上得吃一片降压药。"),
+    ],
+}
+for _name, _probes in HELD9_PROBES.items():
+    PROBES[_name] = [*PROBES.get(_name, []), *_probes]
+for _name, _planted in HELD9_PLANTED.items():
+    PLANTED[_name] = [*PLANTED.get(_name, []), *_planted]
+
+
 class RoundProvider:
     """Answers at once; keeps every request of the last turn (a group's round)."""
 
