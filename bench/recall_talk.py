@@ -624,11 +624,19 @@ HELD7_PLANTED: dict[str, list[tuple[str, int, str]]] = {
         ("P3", 7, "我每个月存两千块，想明年换辆新能源车。"),
     ],
 }
-# Appended, not replaced: these files already have earlier sets' probes and planted lines.
-for _name, _probes in HELD7_PROBES.items():
-    PROBES[_name] = [*PROBES.get(_name, []), *_probes]
-for _name, _planted in HELD7_PLANTED.items():
-    PLANTED[_name] = [*PLANTED.get(_name, []), *_planted]
+
+
+def held_out_add(probes: dict[str, list[tuple[str, list[str], list[str]]]],
+                 planted: dict[str, list[tuple[str, int, str]]]) -> None:
+    """A held-out set's probes and planted lines, played after those before it (appended, not
+    replaced: its files already have earlier sets' probes and planted lines)."""
+    for name, more in probes.items():
+        PROBES[name] = [*PROBES.get(name, []), *more]
+    for name, lines in planted.items():
+        PLANTED[name] = [*PLANTED.get(name, []), *lines]
+
+
+held_out_add(HELD7_PROBES, HELD7_PLANTED)
 
 
 # An eighth held-out set (2026-12-04): written before any change it measures, by a writer who did
@@ -736,10 +744,7 @@ HELD8_PLANTED: dict[str, list[tuple[str, int, str]]] = {
         ("P3", 6, "我闺女今年刚上小学一年级，天天吵着不想写作业。"),
     ],
 }
-for _name, _probes in HELD8_PROBES.items():
-    PROBES[_name] = [*PROBES.get(_name, []), *_probes]
-for _name, _planted in HELD8_PLANTED.items():
-    PLANTED[_name] = [*PLANTED.get(_name, []), *_planted]
+held_out_add(HELD8_PROBES, HELD8_PLANTED)
 
 
 # A ninth held-out set (2026-12-04): written before any change it measures, by a writer who did
@@ -863,10 +868,7 @@ HELD9_PLANTED: dict[str, list[tuple[str, int, str]]] = {
         ("P3", 8, "前阵子体检查出来血压偏高，现在每天早上得吃一片降压药。"),
     ],
 }
-for _name, _probes in HELD9_PROBES.items():
-    PROBES[_name] = [*PROBES.get(_name, []), *_probes]
-for _name, _planted in HELD9_PLANTED.items():
-    PLANTED[_name] = [*PLANTED.get(_name, []), *_planted]
+held_out_add(HELD9_PROBES, HELD9_PLANTED)
 
 
 class RoundProvider:
