@@ -82,6 +82,12 @@ _DOG_BREEDS = ("retriever", "labrador", "poodle", "bulldog", "beagle", "husky", 
                "schnauzer", "greyhound", "doberman", "pitbull", "german shepherd", "shih tzu")
 _CAT_BREEDS = ("tabby", "siamese", "ragdoll", "maine coon", "sphynx", "calico")
 _BIRDS = ("parakeet", "parrot", "budgie", "cockatiel", "canary", "lovebird", "cockatoo", "macaw")
+# Pets and animals kept or met beside dogs and cats; none a dinner ("fish", "chicken", "goat").
+_SMALL_PETS = ("hamster", "rabbit", "bunny", "guinea pig", "ferret", "parrot", "iguana", "lizard",
+               "gecko", "turtle", "tortoise", "snake", "goldfish", "horse", "pony", "frog",
+               "hedgehog", "chinchilla")
+_SMALL_PETS_ZH = ("兔子", "仓鼠", "鹦鹉", "乌龟", "蜥蜴", "金鱼", "龙猫", "刺猬", "荷兰猪",
+                  "豚鼠", "小鸟")
 _DOG_BREEDS_ZH = ("金毛", "拉布拉多", "泰迪", "贵宾", "柯基", "哈士奇", "二哈", "柴犬", "边牧",
                   "萨摩耶", "博美", "比熊", "法斗", "巴哥", "德牧", "阿拉斯加", "土狗", "田园犬")
 _CAT_BREEDS_ZH = ("橘猫", "布偶", "英短", "美短", "暹罗", "狸花", "三花", "加菲", "蓝猫")
@@ -108,7 +114,7 @@ SAID_INSTEAD: tuple[tuple[tuple[str, ...], tuple[str, ...]], ...] = (
       "hubby", "married")),
     (("sibling", "siblings"), ("sister", "brother", "sibling", "twin")),
     (("pet", "pets", "furry friend"),
-     ("dog", "puppy", "cat", "kitten", "hamster", "rabbit", "bunny", "parrot", "pet")),
+     ("dog", "puppy", "cat", "kitten", "pet", *_SMALL_PETS)),
     # A pet is asked by its kind in any of the words for it ("my pup", "my kitty") and told by
     # another, or by its breed ("our golden retriever Biscuit"): the commonest breeds, not all.
     (("dog", "dogs", "doggo", "doggos", "doggy", "doggie", "pup", "pups", "puppy", "puppies",
@@ -116,6 +122,11 @@ SAID_INSTEAD: tuple[tuple[tuple[str, ...], tuple[str, ...]], ...] = (
     (("cat", "cats", "kitty", "kitties", "kitten", "kittens", "kitteh"),
      ("cat", "kitten", "kitty", *_CAT_BREEDS)),
     (("bird", "birds", "birdie"), ("bird", *_BIRDS)),
+    # An animal is asked by its class and told by its kind ("what animal am i babysitting" for
+    # "the neighbors iguana that we're watching", "critters" for "I would get two turtles").
+    (("animal", "animals", "critter", "critters", "creature", "creatures", "reptile",
+      "reptiles"),
+     ("dog", "puppy", "cat", "kitten", "pet", *_SMALL_PETS)),
     # Age is asked as "how old" and told as a number ("she's 31", "I turned 29"): the keyword
     # side has the words around the number.
     (("how old", "what age", "age"), ("years old", "year old", "yrs old", "age", "aged")),
@@ -153,6 +164,33 @@ SAID_INSTEAD: tuple[tuple[tuple[str, ...], tuple[str, ...]], ...] = (
     (("what did i study", "where did i study", "alma mater", "where did i go to school",
       "where i went to school", "graduate from", "graduated from"),
      ("studied", "study", "major", "degree", "graduated", "university", "college", "school")),
+    # A diet is told by what one cuts or eats ("day 20 of no carbs", "went keto"); "fasting"
+    # and "cutting" stem into everyday words ("fast", "cut").
+    (("diet", "dieting", "on a cleanse"),
+     ("diet", "carb", "carbs", "keto", "vegan", "vegetarian", "calorie", "calories", "sugar",
+      "paleo", "gluten", "low carb", "meal prep", "intermittent")),
+    # An instrument is told by its name ("Been practicing cello scales every night").
+    (("instrument", "instruments"),
+     ("guitar", "piano", "violin", "cello", "viola", "drums", "drum", "ukulele", "flute",
+      "saxophone", "sax", "bass", "trumpet", "clarinet", "harp", "keyboard", "banjo",
+      "harmonica", "accordion", "trombone", "oboe", "mandolin")),
+    # How one gets around is told by the ride ("I usually take public transport").
+    (("get around", "getting around", "commute", "commuting", "get to work", "getting to work",
+      "transportation", "transport"),
+     ("bus", "train", "subway", "metro", "tram", "bike", "biking", "cycle", "drive", "car",
+      "public transport", "public transportation", "transit", "uber", "taxi", "carpool",
+      "scooter")),
+    # A fear is told by its words, or by what one cannot bring oneself to do ("I still can't
+    # make myself get on a plane": STATED; its words are stop words and "make").
+    (("phobia", "phobias", "afraid of", "scared of", "frightened of", "terrified of", "fear",
+      "fears"),
+     ("afraid", "scared", "terrified", "fear", "phobia", "panic", "freak out",
+      "freaks me out")),
+    # The oddest of a kind is asked and told in any of its words ("wats the grossest thing u
+    # ever ate" for "The weirdest would have to be Bovine colostrum"). Words, not a kind of
+    # fact (NOT_KINDS).
+    (("weirdest", "grossest", "strangest", "oddest", "nastiest", "most disgusting"),
+     ("weirdest", "grossest", "strangest", "oddest", "nastiest", "disgusting")),
     (("film",), ("movie",)),
     (("movie",), ("film",)),
     # One person by the words for them: "my boss" is the supervisor a line names ("manager"
@@ -190,7 +228,8 @@ SAID_INSTEAD: tuple[tuple[tuple[str, ...], tuple[str, ...]], ...] = (
      ("工作", "职业", "上班", "加班", "老板", "入职", "辞职", "跳槽", "实习", "岗位", *_JOBS_ZH)),
     (("兄弟姐妹", "手足"), ("哥哥", "姐姐", "弟弟", "妹妹", "兄弟", "姐妹", "我哥", "我姐", "我弟",
                             "我妹")),
-    (("宠物", "毛孩子"), ("狗狗", "小狗", "猫咪", "小猫", "养了", "宠物", "兔子", "仓鼠", "鹦鹉")),
+    (("宠物", "毛孩子"), ("狗狗", "小狗", "猫咪", "小猫", "养了", "宠物", *_SMALL_PETS_ZH)),
+    (("动物", "小动物"), ("狗狗", "小狗", "猫咪", "小猫", "宠物", *_SMALL_PETS_ZH)),
     (("狗", "汪星人"), ("狗狗", "小狗", "养狗", *_DOG_BREEDS_ZH)),
     (("猫", "喵星人"), ("猫咪", "小猫", "养猫", *_CAT_BREEDS_ZH)),
     # 岁 alone is a token only beside a number ("31岁。"); "40岁了" and "三十岁" are bigrams.
@@ -224,6 +263,14 @@ SAID_INSTEAD: tuple[tuple[tuple[str, ...], tuple[str, ...]], ...] = (
     (("住哪", "住在哪", "住址", "家在哪"), ("住在", "搬到", "搬家", "租了", "公寓", "小区")),
     (("专业", "学历", "哪个学校", "哪所大学", "学的什么", "学什么的", "毕业于", "哪毕业"),
      ("大学", "专业", "毕业", "学校", "读书", "读研", "研究生", "本科", "学院")),
+    (("减肥", "节食", "饮食", "忌口的东西"),
+     ("减肥", "节食", "碳水", "少吃", "吃素", "低脂", "热量", "卡路里", "断食", "轻食", "不吃")),
+    (("乐器",),
+     ("吉他", "钢琴", "小提琴", "大提琴", "架子鼓", "尤克里里", "二胡", "古筝", "笛子", "萨克斯",
+      "琵琶", "口琴", "电子琴", "贝斯")),
+    (("通勤", "怎么上班", "怎么去上班", "怎么去公司", "怎么上学", "交通方式"),
+     ("地铁", "公交", "骑车", "开车", "打车", "步行", "电动车", "自行车", "单车", "班车")),
+    (("害怕", "怕什么", "恐惧", "最怕"), ("害怕", "恐惧", "不敢", "吓人", "吓死", "恐高")),
     (("片子", "电影"), ("电影", "片子")),
     (("领导", "上司", "顶头上司", "主管", "老板"), ("领导", "上司", "主管", "老板")),
     # 我上司名叫郭梦婷: a name asked as 名字 or 叫什么 is told as 名叫 / 叫做 (NOT_KINDS, as
@@ -319,6 +366,13 @@ STATED: dict[str, re.Pattern[str]] = {
                           r"(?![\d:.,]?\d)(?!\s*(?:am|pm|min|minutes|hours|mins|%|dollars|bucks))"
                           r"|\d{1,3}\s*(?:years?|yrs?)[\s-]old"),
     "多大了": re.compile(rf"{_NUMBER_ZH}\s*岁|今年{_NUMBER_ZH}(?:了|岁)"),
+    # A fear told as what one cannot make oneself do, or what one is scared of ("I still can't
+    # make myself get on a plane", "heights freak me out", 我一直不敢坐飞机).
+    "phobia": re.compile(r"(?<![a-z'’])(?:can['’]?t|cannot|could\s+never|never\s+could)\s+"
+                         r"(?:make|bring|get)\s+myself\b"
+                         r"|(?<![a-z'’])(?:afraid|scared|terrified|petrified|frightened)\s+of\s"
+                         r"|freak(?:s|ed)?\s+me\s+out"),
+    "害怕": re.compile(r"我(?:一直|从小就?|特别|最|很|有点|挺|真)?(?:怕|害怕|不敢)"),
 }
 
 
@@ -341,7 +395,10 @@ STATED_SCAN_CHARS = 2000  # of a line, the first characters are read for a mark
 # is read, and most hold none of these (read ungated, the patterns took half as long again as
 # tokenizing the line).
 _STATED_NEEDS = {"job": ("i ", "i\t", "i\n", "i'", "i’"), "职业": ("在",), "hometown": ("from",),
-                 "哪里人": ("我是",), "how old": tuple("0123456789"), "多大了": ("岁", "今年")}
+                 "哪里人": ("我是",), "how old": tuple("0123456789"), "多大了": ("岁", "今年"),
+                 "phobia": ("myself", "afraid", "scared", "terrified", "petrified", "frightened",
+                            "freak"),
+                 "害怕": ("怕", "不敢")}
 
 
 def stated_marks(text: str) -> list[str]:
@@ -416,16 +473,20 @@ WORDS_EN = frozenset(word for keys, words in SAID_INSTEAD for word in (*keys, *w
 # Rows of words said instead that name no kind of personal fact (keyed by their first key): a
 # name is asked of anything ("what's the name of that band?"), so a question saying "name" is
 # not taken for one about the asker's own fact, and a line saying "called" is no telling of it.
-NOT_KINDS = frozenset({"name", "名字", "boss", "领导", "老婆", "老公", "几号", "女儿"})
+NOT_KINDS = frozenset({"name", "名字", "boss", "领导", "老婆", "老公", "几号", "女儿",
+                       "weirdest"})
 
 
 def kinds_asked(text: str) -> list[tuple[str, tuple[str, ...]]]:
     """Per kind of fact `text` names (a row of SAID_INSTEAD, each once, NOT_KINDS left out):
     the key it names it by (its longest) and every word of the row, keys and statement words."""
     found: dict[int, tuple[str, tuple[str, ...]]] = {}
-    for key in _keys_found(text.lower()):
+    lowered = text.lower()
+    keys = _keys_found(lowered)
+    inside = _inside(lowered, keys)
+    for key in keys:
         row = _row(key)
-        if SAID_INSTEAD[row][0][0] in NOT_KINDS:
+        if SAID_INSTEAD[row][0][0] in NOT_KINDS or key in inside:
             continue
         found.setdefault(row, (key, tuple(dict.fromkeys((*SAID_INSTEAD[row][0],
                                                          *SAID_INSTEAD[row][1])))))

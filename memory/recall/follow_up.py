@@ -39,6 +39,10 @@ _ZH_THEN = re.compile(r"^那(?![个位天次时家里边些样种件条只本张
 _THAT_EN = re.compile(r"(?<![a-z'])(?:that|this)(?=\s*(?:$|[?!.,]|\s(?:even|ever|really|"
                       r"actually|happen|happened|go|went|turn|turned|end|ended|start|started|"
                       r"work|worked|come|came|mean|meant)\b))")
+# A thing the line names itself before its "it" ("that weird breakfast u told me about, what was
+# it again"): the "it" is that thing, not one of the line before.
+_THING_NAMED = re.compile(r"(?<![a-z'])(?:that|this|the|those|these)\s+([a-z']+)")
+_IT = re.compile(r"(?<![a-z'])its?(?![a-z'])")
 # "X呢？" with no word that asks (什么, 哪, 谁…) is "what about X?": it asks what the line
 # before asked ("我表姐生日是哪天？" "那我舅妈呢？"); "我表姐在哪上班呢？" asks on its own.
 ASKING_ZH = ("什么", "哪", "谁", "几", "多少", "多大", "多久", "怎", "啥", "吗", "何", "么")
@@ -102,7 +106,7 @@ def question_alone(text: str) -> str:
 
 def leans_on_before(text: str) -> bool:
     """Whether the player's line `text` (a question or a correction) leans on the line before."""
-    line = text.strip().lstrip(PUNCTUATION)
+    line = chat_words_plain(text).strip().lstrip(PUNCTUATION)
     lowered = line.lower()
     if any(lowered == opener or re.match(rf"{re.escape(opener)}\b", lowered)
            for opener in OPENERS_EN):
@@ -117,8 +121,19 @@ def leans_on_before(text: str) -> bool:
         return elliptic or (
             any(p in line for p in PRONOUNS_ZH) and len(own) <= FEW_CJK_CHARS)
     named = content_words(asked)
-    pointing = bool(PRONOUNS_EN & set(_WORD.findall(lowered))) or bool(_THAT_EN.search(lowered))
+    pronouns = PRONOUNS_EN & set(_WORD.findall(lowered))
+    pointing = (bool(pronouns) and not (pronouns <= {"it", "its"} and _thing_named(lowered))
+                or bool(_THAT_EN.search(lowered)))
     return pointing and len(named) <= FEW_WORDS and not _someone_named(line)
+
+
+def _thing_named(lowered: str) -> bool:
+    """Whether the lower-cased line names a thing ("that weird breakfast") before its first
+    "it"."""
+    it = _IT.search(lowered)
+    return it is not None and any(
+        found.start() < it.start() and content_words(found.group(1))
+        for found in _THING_NAMED.finditer(lowered))
 
 
 def _someone_named(line: str) -> bool:

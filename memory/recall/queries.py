@@ -42,10 +42,11 @@ PUNCTUATION = "?？!！。，,.、；;：:~…\"'“”‘’()（）[]【】 \t
 # index that matches lines asking something else ("whats that book u keep reading"). The
 # first are removed, the second written as the question words they are (stop words there).
 EN_CHAT_FILLERS = ("lol", "lmao", "lmfao", "rofl", "haha", "hahaha", "hehe", "bro", "bruh",
-                   "yo", "dude", "tho", "pls", "plz", "btw", "omg")
+                   "yo", "dude", "tho", "pls", "plz", "btw", "omg", "rn", "tbh", "smh", "ngl",
+                   "imo", "imho", "idk", "ikr", "lowkey")
 EN_CHAT_SPELLINGS = {"wat": "what", "wats": "what's", "whats": "what's", "wut": "what",
                      "whos": "who's", "wheres": "where's", "hows": "how's", "u": "you",
-                     "ur": "your", "im": "i'm", "ive": "i've"}
+                     "ur": "your", "im": "i'm", "ive": "i've", "n": "and"}
 _CHAT_WORD = re.compile(r"(?<![\w'’])(" + "|".join(
     sorted((*EN_CHAT_FILLERS, *EN_CHAT_SPELLINGS), key=len, reverse=True)) + r")(?![\w'’])",
     re.IGNORECASE)

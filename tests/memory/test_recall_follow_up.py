@@ -26,6 +26,8 @@ from tests.memory.recall_chats import FACT_USER, FILLER, chat_turns_seed, recall
     # "nah" corrects as "no" does; "that" stands for what the line before told.
     "nah i mean where was she flying off to", "how'd that even happen again", "when was that?",
     "how did that go",
+    # "n" is chat's "and"; an "it" with no thing named before it in the line.
+    "n what about juice", "did you like it?", "is that it?",
 ])
 def test_a_line_that_leans_on_the_one_before(text):
     assert leans_on_before(text)
@@ -38,6 +40,9 @@ def test_a_line_that_leans_on_the_one_before(text):
     # "that" naming a thing, or a line that names enough of its own.
     "what was that book called?", "is that the one with the dog", "that was crazy, what "
     "happened at the concert next",
+    # The "it" is the thing the line named before it.
+    "that weird breakfast u told me about a while ago, what was it again",
+    "the book you were reading, did you finish it?",
 ])
 def test_a_line_that_asks_on_its_own(text):
     assert not leans_on_before(text)

@@ -81,6 +81,8 @@ def test_the_event_a_personal_fact_is_asked_before_is_not_searched(text, query):
     ("yo what do i do for a living", "what do i do for a living"),
     ("whats that book u keep reading called", "what's that book you keep reading called"),
     ("did you see it yesterday, bro?", "see it"),
+    ("what animal am i babysitting rn lol", "what animal am i babysitting"),
+    ("ngl idk what my sister does tbh", "what my sister does"),
 ])
 def test_chat_fillers_go_and_question_words_typed_without_apostrophe_are_written_out(text, query):
     assert query_extract(text) == query

@@ -214,6 +214,27 @@ def test_duobig_after_a_person_or_a_time_asks_an_age(question):
     ("what hobby did i try out", ["The new ramen place is open.", "i took a pottery class at "
                                   "the rec center and made the ugliest mug ever",
                                   "Nice weather."]),
+    # An animal is asked by its class and told by its kind.
+    ("what animal am i babysitting", ["I realized I have a lot more photos of people.",
+                                      "it's just me and the neighbors iguana that we're watching",
+                                      "Nice weather."]),
+    ("我养的是什么小动物来着", ["我在成都。", "阳台上那两只乌龟天天晒太阳。", "今天天气不错。"]),
+    # A diet by what one cuts, an instrument by its name, getting around by the ride, a fear by
+    # what one cannot bring oneself to do.
+    ("what diet am i on", ["I'm on the couch.", "day 20 of no carbs and i would kill for a "
+                           "bagel", "Nice weather."]),
+    ("what instrument have I been learning?", ["My sister bought a new lamp.",
+                                               "Been practicing cello scales every night.",
+                                               "Nice weather."]),
+    ("how do I get around town?", ["My sister bought a new lamp.",
+                                   "I take public transport mostly.", "Nice weather."]),
+    ("what's my big phobia?", ["My sister bought a new lamp.", "I still can't make myself get on "
+                               "a plane.", "Nice weather."]),
+    ("我平时怎么上班来着", ["我姐买了一盏台灯。", "我每天挤地铁，单程一个小时。",
+                            "今天天气不错。"]),
+    ("我最怕什么来着", ["我姐买了一盏台灯。", "我一直不敢坐过山车。", "今天天气不错。"]),
+    ("wats the grossest thing u ever ate", ["I had a sandwich today.", "The weirdest would "
+                                            "have to be Bovine colostrum", "Nice weather."]),
     # A day asked as 几号 / 啥时候 is told as its time.
     ("交流盛典是几号", ["交流盛典的地点是广东深圳。", "交流盛典的时间是2024-04-13 14:00。",
                         "今天天气不错。"]),
@@ -255,6 +276,9 @@ def test_a_newborn_named_asks_no_birth():
     ("what's my day job again?", "Sorry I'm late, I test games for a studio downtown."),
     ("我是做什么工作的？", "我在支行管信贷业务，天天跑客户。"),
     ("where am i from?", "I'm from Leeds, so the rain never bothers me."),
+    ("what's my big phobia again?", "I still can't make myself get on a plane, I'd rather "
+                                    "drive twelve hours."),
+    ("我最怕什么来着？", "我特别怕蛇，看到图片都发抖。"),
 ])
 def test_a_fact_told_without_a_word_of_its_kind_is_found_by_the_keyword_side(question, line):
     # The player's line that tells it carries the kind's mark; another speaker's does not.
@@ -270,7 +294,8 @@ def test_a_lines_marks_are_what_the_patterns_read():
     # comes first and must never drop one.
     lines = ["Sorry I\nteach kids at a school", "I’ve been waiting tables at a diner", "I am 24",
              "turned 30 last week", "I'm originally from Leeds", "我在银行上班", "我是东北人",
-             "我表弟今年31岁。", "Nice weather today.", "i\tfix bikes for people"]
+             "我表弟今年31岁。", "Nice weather today.", "i\tfix bikes for people",
+             "heights freak me out", "i cant bring myself to swim", "我一直怕狗"]
     for line in lines:
         read = [STATED_MARK + kind for kind, pattern in STATED.items()
                 if pattern.search(line.lower())]
