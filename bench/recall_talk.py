@@ -871,6 +871,132 @@ HELD9_PLANTED: dict[str, list[tuple[str, int, str]]] = {
 held_out_add(HELD9_PROBES, HELD9_PLANTED)
 
 
+# A tenth held-out set (2026-12-04): written before any change it measures, by a writer who did
+# not read the app's recall, on LoCoMo conv-43 and conv-47, conv-30 played as a group (a question
+# to Rook about what Gina said), REALTALK Chat_7 and Chat_10, MemDaily u44 and u45; facts no
+# earlier set asked. Follow-ups leaning on the line before ("which town am I gonna be living in
+# again?", "wait which piece was it again lol", 那他平时有啥爱好？), corrections (no not that,
+# the sci-fi one…, no i mean the chess one…, 不是，我问的是…), "that" / 上次 / 前阵子 and vague
+# times (a while back, ages ago), a question at the end of a chatty message (btw, 对了, or no
+# pivot at all), typos and slang, colloquial Chinese (来着, 啥), a category or a role for a
+# specific thing or person (herb for sage, what I put in my latte for lavender syrup, the manga
+# my brother keeps pushing, your cousin's pup, ur friend's kitten, 型号 for OPPOReno7, 看啥的 for
+# 口腔), the player's own facts planted in words the question does not use (tattoo for "inked",
+# chore for folding laundry, plant for a pothos, coffee order for an oat cortado, 房东 for who
+# comes to collect the rent, 小名 for what my mum still calls me) or told in a lead-in turn.
+# Played alone with --only "held out 10".
+# On bc80da04 (main's recall, before any change it measures; 2026-12-04 23:33-23:46, load 1-4),
+# played among the others: found 36/40, @5 31/40, @10 34/40; by file: conv-43 6/6, 6/6, 6/6;
+# conv-47 6/6, 6/6, 6/6; Chat_7 4/6, 2/6, 4/6; Chat_10 4/6, 3/6, 3/6; u44 6/6, 5/6, 5/6;
+# u45 6/6, 5/6, 6/6; group conv-30 4/4, 4/4, 4/4 (found, @5, @10); talk[all] 339/346, 308/346,
+# 326/346.
+HELD10 = "held out 10"
+HELD10_PROBES: dict[str, list[tuple[str, list[str], list[str]]]] = {
+    "locomo/conv-43.json": [
+        (HELD10, ["still can't believe I actually got into the study abroad program!!",
+                  "which town am I gonna be living in again?"], ["D28:3", "D28:4"]),
+        (HELD10, ["what herb did you throw in that soup you made up on the spot?"], ["D10:8"]),
+        (HELD10, ["what's that book you've been reading, the alchemist?",
+                  "no not that one, the sci-fi one about religion and ecology"], ["D22:12"]),
+        (HELD10, ["ugh my flashcard app wiped my whole german streak and I've got a paper due "
+                  "friday, kill me. btw what was that new fantasy show I was so hyped about?"],
+         ["D26:36"]),
+        (HELD10, ["that city you told me a while back I just had to visit, which one was it?"],
+         ["D29:12", "D29:13"]),
+        (HELD10, ["what tattoo did I get again?"], ["P7"]),
+    ],
+    "locomo/conv-47.json": [
+        (HELD10, ["sam says hi btw, we're still drowning in boxes lol",
+                  "wait what's our new apartment near again?"], ["D29:10"]),
+        (HELD10, ["what place did you get at that local tournament?",
+                  "no i mean the chess one, how'd that go?"], ["D30:4"]),
+        (HELD10, ["what's your cousin's pup called again?"], ["D31:22", "D31:23"]),
+        (HELD10, ["bro the dogs knocked my bookshelf over and Ned chewed up a controller, vet says "
+                  "he's fine tho. btw what was that extra country I snuck in on my canada trip?"],
+         ["D17:22"]),
+        (HELD10, ["ages ago my wallet got swiped, what was I doing when it happened?"], ["D1:30"]),
+        (HELD10, ["what's the chore I hate most?"], ["P3"]),
+    ],
+    "group:locomo/conv-30.json": [
+        (HELD10, ["Rook, what did Gina say she made to teach people how to style her clothes?"],
+         ["D13:4"]),
+        (HELD10, ["Gina landed that fashion internship, right Rook?",
+                  "what kind of company is it with?"], ["D12:3"]),
+        (HELD10, ["Rook, where'd Gina get the idea for the designs she did with that local "
+                  "artist?"], ["D5:7"]),
+        (HELD10, ["Rook, what did Gina say she built for her store last week?"], ["D18:1"]),
+    ],
+    "realtalk-dev/Chat_7_Nebraas_Vanessa.json": [
+        (HELD10, ["my old lady soufflé has been so clingy lately lol",
+                  "how old is she turning again"], ["D23:28"]),
+        (HELD10, ["whats ur friends kitten called again"], ["D23:54", "D23:55"]),
+        (HELD10, ["ugh the strays outside my building still wont let me near them and my trainer "
+                  "added another set of deadlifts, im dead lol. what did u say u hurt when u "
+                  "slipped on that ice"], ["D24:4", "D24:8"]),
+        (HELD10, ["a while back u said u didnt wanna take over the bakery, what did u wanna do "
+                  "instead"], ["D8:13"]),
+        (HELD10, ["what was that weird thing i put in my latte that one time"], ["D5:12", "D5:14"]),
+        (HELD10, ["whats my plant called again lol"], ["P4"]),
+    ],
+    "realtalk-dev/Chat_10_Fahim_Muhhamed.json": [
+        (HELD10, ["finally nailed the middle part of the piano piece im working on",
+                  "wait which piece was it again lol"], ["D8:22"]),
+        (HELD10, ["what manga has my brother been telling me to read forever"], ["D4:13"]),
+        (HELD10, ["bus was 25 min late n it was freezing, then my roommate spilled juice all over "
+                  "the couch smh. btw where's ur office again"], ["D1:15"]),
+        (HELD10, ["a while back someone got u some calendar thing, what was in it"], ["D1:30"]),
+        (HELD10, ["whats my usual coffee order"], ["P5"]),
+        (HELD10, ["ok so i signed up for a half marathon in april, already regretting it lol",
+                  *SMALL_TALK, "what am i training for again"], ["said:0"]),
+    ],
+    "memdaily-zh-dev/memdaily-u44.json": [
+        (HELD10, ["我同事叫啥来着？", "那他平时有啥爱好？"], ["D6:8"]),
+        (HELD10, ["我叔叔在哪儿上班来着？", "不是，我问的是我爸"], ["D9:2", "D9:5"]),
+        (HELD10, ["上次跟你说我去的那家医院，是看啥的来着？"], ["D3:1", "D3:2"]),
+        (HELD10, ["今天改稿改到眼睛都花了，晚上还得赶一份合同译稿，头都大了。"
+                  "对了，我上司平时喜欢捣鼓啥来着？"], ["D6:7"]),
+        (HELD10, ["我房东是谁来着？"], ["P5"]),
+        (HELD10, ["跟你说，我们组下个月要搬到珠江新城那边的新办公楼了，通勤能省半小时。",
+                  *SMALL_TALK_ZH, "我们下个月搬去哪儿来着？"], ["said:0"]),
+    ],
+    "memdaily-zh-dev/memdaily-u45.json": [
+        (HELD10, ["我婶婶叫啥来着？", "那她平时有啥爱好？"], ["D4:4"]),
+        (HELD10, ["我下属叫啥来着？", "不是，我问的是我上司"], ["D8:4"]),
+        (HELD10, ["前阵子跟你说下班常去溜达的那个公园，叫啥来着？"], ["D3:1", "D3:2"]),
+        (HELD10, ["今天柜台的队排到了门口，客户一个接一个，午饭三点才吃上。"
+                  "我那手机是啥型号来着，想去换块电池"], ["D7:1", "D7:2"]),
+        (HELD10, ["我小名叫啥来着？"], ["P4"]),
+        (HELD10, ["跟你说，我儿子下个月要去杭州参加夏令营，整整两周。", *SMALL_TALK_ZH,
+                  "孩子下个月去的那个营在哪个城市来着？"], ["said:0"]),
+    ],
+}
+HELD10_PLANTED: dict[str, list[tuple[str, int, str]]] = {
+    "locomo/conv-43.json": [
+        ("P7", 22, "Finally got a tiny lightning bolt inked behind my ear after finals, my mom "
+                   "still hasn't noticed lol."),
+    ],
+    "locomo/conv-47.json": [
+        ("P3", 24, "Honestly I'd rather fight a raid boss naked than fold laundry, the pile on my "
+                   "chair is taller than Ned lol."),
+    ],
+    "realtalk-dev/Chat_7_Nebraas_Vanessa.json": [
+        ("P4", 20, "my pothos finally grew a new vine!! i named her gloria and i literally say "
+                   "good morning to her every day lol"),
+    ],
+    "realtalk-dev/Chat_10_Fahim_Muhhamed.json": [
+        ("P5", 18, "the barista at the corner spot starts making my iced oat cortado w an extra "
+                   "shot the second i walk in lol"),
+    ],
+    "memdaily-zh-dev/memdaily-u44.json": [
+        ("P5", 7, "楼下王阿姨每个月五号准时上门收房租，每次还顺手给我带一兜自己包的饺子。"),
+    ],
+    "memdaily-zh-dev/memdaily-u45.json": [
+        ("P4", 5, "我妈到现在还管我叫“石头”，说我小时候又黑又结实。"),
+    ],
+}
+held_out_add(HELD10_PROBES, HELD10_PLANTED)
+
+
 class RoundProvider:
     """Answers at once; keeps every request of the last turn (a group's round)."""
 
