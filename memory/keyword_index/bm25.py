@@ -27,12 +27,8 @@ from typing import Any
 
 import numpy as np
 
-from memory.keyword_index.said_instead import (
-    ALTERNATIVE_WEIGHT,
-    Term,
-    query_terms,
-    stated_marks,
-)
+from memory.keyword_index.said_instead import ALTERNATIVE_WEIGHT, Term, query_terms
+from memory.keyword_index.stated import stated_marks
 from memory.keyword_index.tokens import ask_share, speaker_name, text_tokenize, turn_text
 
 __all__ = ["CONTEXT_BEFORE", "CONTEXT_WEIGHT", "FILTER_KEYS", "KeywordPart", "KeywordScores",
@@ -51,13 +47,13 @@ DEAD_MAX = 10_000
 
 # What a snapshot's tokens were made by: a snapshot of another version is not used (the log's
 # texts are read again), so a change of the tokenizer never mixes old and new tokens.
-TOKENS_VERSION = f"snowball-en+irregular+zh-bigrams+stated2/context-{CONTEXT_BEFORE}"
+TOKENS_VERSION = f"snowball-en+irregular+zh-bigrams+stated3/context-{CONTEXT_BEFORE}"
 
 
 def turn_tokens(text: str, metadata: dict[str, Any]) -> tuple[list[str], int]:
     """A turn's tokens and how many of them are words: its words under its speaker's name,
     then on the player's lines the marks of the facts they tell without a word of the fact's
-    kind (said_instead.stated_marks). A mark is no word: a line's length, which BM25 weighs
+    kind (stated.stated_marks). A mark is no word: a line's length, which BM25 weighs
     its words by, is its words' (counted, the marks shifted the scores of the lines around)."""
     words = text_tokenize(turn_text(text, metadata))
     marks = stated_marks(text) if metadata.get("role") == "user" else []

@@ -18,6 +18,13 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
+from memory.keyword_index.stated import (
+    MARK_ASKED_WITH,
+    PEOPLE_ZH,
+    PERSONS_ZH,
+    STATED,
+    STATED_MARK,
+)
 from memory.keyword_index.tokens import text_tokenize
 
 _HAN = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]{2}")
@@ -65,17 +72,8 @@ DOING_KEYS_ZH = tuple(f"是{doing}"
 AGE_KEYS_ZH = ("多大",)
 _AFTER_PRONOUN_ZH = (*DOING_KEYS_ZH, *AGE_KEYS_ZH)
 _PRONOUNS_ZH = "我你他她您"
-# The people one speaks of, kin and the people of work and school (memory/recall/whose.py
-# reads whose fact a line tells by them). "我表弟多大了？" asks an age, "房子多大？" a size.
-PEOPLE_ZH = ("上司", "领导", "老板", "同事", "下属", "朋友", "同学", "室友", "邻居", "哥", "姐",
-             "弟", "妹", "爸", "妈", "父", "母", "儿子", "女儿", "孩子", "老公", "老婆", "丈夫",
-             "妻子", "男朋友", "女朋友", "男友", "女友", "对象", "表", "堂", "叔", "伯", "姑", "舅",
-             "姨", "婶", "嫂", "爷", "奶", "外公", "外婆", "侄", "闺蜜", "师傅", "老师", "手下",
-             "员工")
-# What 多大 asks an age after: a person ("表" and "堂" only start one: "手表多大？" is a size)
-# or a time ("我今年多大了？").
-_PERSONS_ZH = tuple(p for p in PEOPLE_ZH if p not in ("表", "堂"))
-_AGE_ASKED_AFTER_ZH = (*_PERSONS_ZH, "今年", "现在", "如今")
+# What 多大 asks an age after: a person ("手表多大？" asks a size) or a time ("我今年多大了？").
+_AGE_ASKED_AFTER_ZH = (*PERSONS_ZH, "今年", "现在", "如今")
 
 _DOG_BREEDS = ("retriever", "labrador", "poodle", "bulldog", "beagle", "husky", "corgi",
                "terrier", "dachshund", "chihuahua", "pug", "spaniel", "collie", "rottweiler",
@@ -187,9 +185,11 @@ SAID_INSTEAD: tuple[tuple[tuple[str, ...], tuple[str, ...]], ...] = (
      ("afraid", "scared", "terrified", "fear", "phobia", "panic", "freak out",
       "freaks me out")),
     # The oddest of a kind is asked and told in any of its words ("wats the grossest thing u
-    # ever ate" for "The weirdest would have to be Bovine colostrum"). Words, not a kind of
-    # fact (NOT_KINDS).
-    (("weirdest", "grossest", "strangest", "oddest", "nastiest", "most disgusting"),
+    # ever ate" for "The weirdest would have to be Bovine colostrum", "that weird breakfast"
+    # for "the oddest ive ever had"). Words, not a kind of fact (NOT_KINDS); "odd" is no key
+    # ("an odd number").
+    (("weirdest", "grossest", "strangest", "oddest", "nastiest", "most disgusting", "weird",
+      "gross", "strange"),
      ("weirdest", "grossest", "strangest", "oddest", "nastiest", "disgusting")),
     (("film",), ("movie",)),
     (("movie",), ("film",)),
@@ -205,6 +205,26 @@ SAID_INSTEAD: tuple[tuple[tuple[str, ...], tuple[str, ...]], ...] = (
     # A name is asked as "name" and told as what one calls it ("what did I name my cat?" for
     # "she's called Pepper", "we call him Biscuit"). Words, not a kind of fact (NOT_KINDS).
     (("name", "names", "named"), ("called", "call", "calls", "calling")),
+    # ...and a thing asked as what it is called is told by its name ("whats ur friends kitten
+    # called" for "Her name is mittens", "i named her gloria").
+    (("called",), ("name", "named", "names")),
+    # A plant kept is told by its kind ("whats my plant called" for "my pothos finally grew a
+    # new vine"), a coffee order by the drink ("my iced oat cortado w an extra shot").
+    (("plant", "plants", "houseplant", "houseplants"),
+     ("pothos", "succulent", "succulents", "cactus", "fern", "monstera", "orchid", "bonsai",
+      "ficus", "aloe", "basil", "philodendron", "snake plant", "peace lily", "ivy")),
+    (("coffee",),
+     ("latte", "cortado", "espresso", "cappuccino", "americano", "macchiato", "mocha",
+      "cold brew", "frappuccino", "flat white", "barista", "oat milk")),
+    # What one trains for is the event signed up for ("what am i training for" for "i signed up
+    # for a half marathon in april"). A key of several words is an idiom whose own words are not
+    # searched (query_terms): "training" alone keeps "train" a word of the question.
+    (("training", "preparing for", "prepping for"),
+     ("marathon", "race", "triathlon", "competition", "tournament", "signed up", "sign up",
+      "exam", "audition", "tryout", "tryouts", "match")),
+    # A landlord is told by the rent ("Mr. Patel came by for the rent", 收房租).
+    (("landlord", "landlady", "property manager"),
+     ("rent", "lease", "landlord", "landlady", "property manager", "tenant")),
     # A birth in the family is asked as having a child and told by the baby or by what the
     # teller became ("my sis just had a baby boy, im an uncle now", "my sister's newborn").
     # "kid" alone asks about any child, and "newborn" names the child talked of ("friends with
@@ -276,6 +296,7 @@ SAID_INSTEAD: tuple[tuple[tuple[str, ...], tuple[str, ...]], ...] = (
     # 我上司名叫郭梦婷: a name asked as 名字 or 叫什么 is told as 名叫 / 叫做 (NOT_KINDS, as
     # "name").
     (("名字", "叫什么", "叫啥", "姓名"), ("名叫", "名字", "叫做", "姓名")),
+    (("房东", "房主"), ("房租", "租金", "房东", "收租", "交租", "租房", "租的")),
     (("老婆", "媳妇", "妻子", "太太", "内人"), ("老婆", "媳妇", "妻子", "太太", "爱人")),
     (("老公", "丈夫"), ("老公", "丈夫", "爱人")),
     (("攒钱", "存钱", "省钱", "攒着", "存着"),
@@ -316,98 +337,6 @@ def _said_short() -> dict[str, tuple[tuple[str, ...], ...]]:
 SAID_SHORT = _said_short()
 
 
-# How a fact of a kind is told without any word of its row, keyed by the row's first key: a
-# job as where one works and what one does there ("我在青岛一家酒店掌勺", "我在支行管信贷业务":
-# 在, a place ending as workplaces end, a verb of doing; "I pour drinks at a bar"), an age as a
-# number ("I'm 24", "I turned 29", "今年三十五了", "31岁"). Read only of the asker's own lines,
-# for a question about the asker's own fact (memory/recall/whose.py told_by_asker): no keyword
-# can find them.
-_WORKPLACE_ZH = "(?:公司|店|厂|院|行|局|所|馆|校|站|部|社|中心|单位|工地|集团|机构)"
-_NUMBER_ZH = "[0-9一二两三四五六七八九十]{1,3}"
-_CLAUSE_ZH = "[^，,。.！!？?；;\\s]"
-# An English job told as what one does and where or for whom ("I pour drinks at a bar
-# downtown", "i stock shelves at a grocery store", "I fix up old houses for people"): "I", a verb
-# of doing in the present, its object, then "at a" place or "for" the people served. Verbs that
-# are not a job's are out: being, having, going, staying, eating, meeting, feeling, wanting,
-# modals and common past forms (a past "-ed" is out too: "I vanished at a party").
-_NOT_DOING_EN = ("am", "was", "were", "be", "have", "had", "get", "got", "go", "went", "live",
-                 "stay", "eat", "ate", "meet", "met", "see", "saw", "sit", "sat", "look", "come",
-                 "came", "run", "ran", "think", "thought", "guess", "hope", "want", "need",
-                 "love", "like", "wish", "feel", "felt", "know", "knew", "mean", "wonder",
-                 "can", "could", "will", "would", "should", "might", "must", "may", "did",
-                 "left", "made", "took", "bought", "found", "heard", "told", "said", "spent",
-                 "slept", "woke", "paid", "lost", "won", "sang", "just", "really",
-                 "never", "once", "kinda", "sorta", "even", "only", "then")
-_ADVERBS_EN = ("also", "still", "now", "mostly", "usually", "basically", "currently",
-               "actually", "just")
-_DOING_EN = (rf"(?<![a-z'’])i\s+(?:(?:{'|'.join(_ADVERBS_EN)})\s+)?"
-             rf"(?!(?:{'|'.join(_NOT_DOING_EN)})\b)[a-z]{{2,}}(?<!ed)"
-             r"|(?<![a-z'’])i(?:['’]ve|\s+have)\s+been\s+[a-z]{2,}ing")
-_WORKPLACES_EN = ("company", "firm", "studio", "startup", "agency", "store", "shop", "restaurant",
-                  "bakery", "hospital", "clinic", "school", "bank", "hotel", "cafe", "café",
-                  "magazine", "newspaper", "nonprofit", "charity", "publisher", "brand")
-# "我是老实人", "我是过来人": a kind of person, not where one is from.
-_KINDS_OF_PEOPLE_ZH = ("老实", "好", "坏", "普通", "正常", "明白", "自己", "局外", "过来", "文化",
-                       "读书", "有钱", "穷", "年轻", "老", "男", "女", "大", "成年", "病", "客",
-                       "外", "本", "主", "家里", "城里", "乡下", "外行", "内行", "急性子", "直肠子")
-_SERVED_EN = (r"(?:at\s+an?\s|for\s+(?:people|folks|customers|clients|a\s+living)\b"
-              rf"|for\s+an?\s+(?:[a-z'’-]+\s+){{0,2}}?(?:{'|'.join(_WORKPLACES_EN)})\b)")
-STATED: dict[str, re.Pattern[str]] = {
-    "job": re.compile(rf"(?:{_DOING_EN})\s+(?:[a-z'’-]+\s+){{0,4}}?{_SERVED_EN}"),
-    "职业": re.compile(rf"在{_CLAUSE_ZH}{{0,12}}?{_WORKPLACE_ZH}{_CLAUSE_ZH}{{0,3}}?"
-                     r"(?:当|做|干|管|负责|掌勺|教|带|跑|值班|上班|工作|打工|实习)"),
-    # A home town told as where one is from ("I'm originally from Leeds", 我是成都人,
-    # "我是盐城乡下出来的"): "from" and 是 are stop words, and "我是好人" is no home town.
-    "hometown": re.compile(r"(?<![a-z'’])(?:i'?m|i am)\s+(?:originally\s+)?from\s+"
-                           r"(?!work|school|the\s+(?:office|gym|store|future))[a-z]"),
-    "哪里人": re.compile(rf"我是(?!个|一个|(?:{'|'.join(_KINDS_OF_PEOPLE_ZH)})人)"
-                       r"[^，,。.！!？?；;\s的个了]{2,8}?(?:人|出来的)(?![才物士员])"),
-    "how old": re.compile(r"(?<![a-z'’])(?:i'?m|i am|turned|turning|just turned)\s+\d{1,2}"
-                          r"(?![\d:.,]?\d)(?!\s*(?:am|pm|min|minutes|hours|mins|%|dollars|bucks))"
-                          r"|\d{1,3}\s*(?:years?|yrs?)[\s-]old"),
-    "多大了": re.compile(rf"{_NUMBER_ZH}\s*岁|今年{_NUMBER_ZH}(?:了|岁)"),
-    # A fear told as what one cannot make oneself do, or what one is scared of ("I still can't
-    # make myself get on a plane", "heights freak me out", 我一直不敢坐飞机).
-    "phobia": re.compile(r"(?<![a-z'’])(?:can['’]?t|cannot|could\s+never|never\s+could)\s+"
-                         r"(?:make|bring|get)\s+myself\b"
-                         r"|(?<![a-z'’])(?:afraid|scared|terrified|petrified|frightened)\s+of\s"
-                         r"|freak(?:s|ed)?\s+me\s+out"),
-    "害怕": re.compile(r"我(?:一直|从小就?|特别|最|很|有点|挺|真)?(?:怕|害怕|不敢)"),
-}
-
-
-def stated(line: str, words: tuple[str, ...]) -> bool:
-    """Whether the lower-cased `line` tells a fact of the kind `words` (kinds_asked's words of
-    one row) is, the way STATED reads it."""
-    pattern = STATED.get(words[0]) if words else None
-    return pattern is not None and pattern.search(line) is not None
-
-
-# The keyword index marks the player's lines that STATED reads as telling a fact of its kind
-# ("I test games for a studio", "我在支行管信贷业务"): no word of the question is in them, so
-# without the mark they were found only when the dense side brought them. A mark is no token
-# text_tokenize makes (those are letters, digits and Chinese characters).
-STATED_MARK = "~stated:"
-STATED_SCAN_CHARS = 2000  # of a line, the first characters are read for a mark
-
-
-# What a line holds before a kind's pattern is worth reading: every player's line of an import
-# is read, and most hold none of these (read ungated, the patterns took half as long again as
-# tokenizing the line).
-_STATED_NEEDS = {"job": ("i ", "i\t", "i\n", "i'", "i’"), "职业": ("在",), "hometown": ("from",),
-                 "哪里人": ("我是",), "how old": tuple("0123456789"), "多大了": ("岁", "今年"),
-                 "phobia": ("myself", "afraid", "scared", "terrified", "petrified", "frightened",
-                            "freak"),
-                 "害怕": ("怕", "不敢")}
-
-
-def stated_marks(text: str) -> list[str]:
-    """The marks of the kinds of fact the player's line `text` tells as STATED reads them."""
-    lowered = text[:STATED_SCAN_CHARS].lower()
-    return [STATED_MARK + kind for kind, pattern in STATED.items()
-            if any(part in lowered for part in _STATED_NEEDS[kind]) and pattern.search(lowered)]
-
-
 @dataclass(frozen=True)
 class Term:
     """One term of a keyword search: the question's own tokens (all of them in a line, counted
@@ -445,7 +374,7 @@ def _asked_of_a_person(lowered: str, key: str) -> bool:
         if key in AGE_KEYS_ZH and lowered.startswith("的", at + len(key)):
             pass  # "多大的雨": how big a thing is
         elif at == 0 or lowered[at - 1] in _PRONOUNS_ZH or lowered[:at].endswith(
-                _AGE_ASKED_AFTER_ZH if key in AGE_KEYS_ZH else _PERSONS_ZH):
+                _AGE_ASKED_AFTER_ZH if key in AGE_KEYS_ZH else PERSONS_ZH):
             return True
         at = lowered.find(key, at + 1)
     return False
@@ -474,7 +403,7 @@ WORDS_EN = frozenset(word for keys, words in SAID_INSTEAD for word in (*keys, *w
 # name is asked of anything ("what's the name of that band?"), so a question saying "name" is
 # not taken for one about the asker's own fact, and a line saying "called" is no telling of it.
 NOT_KINDS = frozenset({"name", "名字", "boss", "领导", "老婆", "老公", "几号", "女儿",
-                       "weirdest"})
+                       "weirdest", "called", "coffee", "training", "landlord", "房东"})
 
 
 def kinds_asked(text: str) -> list[tuple[str, tuple[str, ...]]]:
@@ -523,7 +452,9 @@ def query_terms(query: str, *, tokenize: Callable[[str], list[str]] = text_token
             run for word in SAID_INSTEAD[row][1]
             if (run := tuple(tokenize(word))) and not (own and set(own) <= set(run))))
         kind = SAID_INSTEAD[row][0][0]
-        marks = (STATED_MARK + kind,) if kind in STATED and key not in inside else ()
+        marked = kind in STATED and key not in inside and (
+            kind not in MARK_ASKED_WITH or any(word in lowered for word in MARK_ASKED_WITH[kind]))
+        marks = (STATED_MARK + kind,) if marked else ()
         terms.append(Term(own=own, instead=instead, marks=marks))
     straddling = _straddling(lowered, keys)
     terms += [Term(own=(token,), instead=SAID_SHORT.get(token, ())) for token in tokens

@@ -9,7 +9,8 @@ from __future__ import annotations
 
 import re
 
-from memory.keyword_index.said_instead import PEOPLE_ZH, kinds_asked
+from memory.keyword_index.said_instead import kinds_asked
+from memory.keyword_index.stated import PEOPLE_ZH
 from memory.recall.focus import time_words_strip
 
 TRIGGERS_ZH = ["还记得", "记得吗", "记不记得", "记得不", "之前", "以前", "当时", "那次", "那时候",
@@ -198,8 +199,11 @@ def topic_change_cut(text: str) -> str:
                 _TALK_END.search(before)):
             cut = found.end()
     rest = text[cut:].lstrip(PUNCTUATION) if cut > 0 else ""
-    points_back = (PRONOUNS_EN & set(re.findall(r"[a-z]+", rest.lower()))
-                   or any(pronoun in rest for pronoun in PRONOUNS_ZH))
+    # Only the question points: talk after it ("who's my boss again? blanked on it when they
+    # asked") says nothing of what it asks.
+    asked = re.split(r"(?<=[?？])", rest, maxsplit=1)[0]
+    points_back = (PRONOUNS_EN & set(re.findall(r"[a-z]+", asked.lower()))
+                   or any(pronoun in asked for pronoun in PRONOUNS_ZH))
     return rest if len(rest.strip(PUNCTUATION)) >= PART_MIN_CHARS and not points_back else text
 
 

@@ -13,7 +13,8 @@ from __future__ import annotations
 
 import re
 
-from memory.keyword_index.said_instead import PEOPLE_ZH, kinds_asked, stated
+from memory.keyword_index.said_instead import kinds_asked
+from memory.keyword_index.stated import PEOPLE_ZH, stated
 
 __all__ = ["asked_of_asker", "told_before", "told_by_asker", "told_of_another",
            "told_without_word"]
@@ -185,7 +186,7 @@ def told_by_asker(line: str, words: tuple[str, ...], *, by_asker: bool = True) -
     """Whether `line` tells the asker's own fact of the kind: a word of it not someone else's,
     in a line where the asker speaks of themselves ("I work at a local IT company",
     "我在社区医院当药剂师", the asker's line) or the character speaks of the asker ("your job
-    at the bank"), or the asker tells it without such a word (said_instead.STATED). The mirror
+    at the bank"), or the asker tells it without such a word (stated.STATED). The mirror
     of told_of_another."""
     text = line.lower()[:SCAN_CHARS]
     addressed = not by_asker and bool(_ADDRESSED.search(text))
@@ -200,7 +201,7 @@ def told_by_asker(line: str, words: tuple[str, ...], *, by_asker: bool = True) -
 
 def told_without_word(line: str, words: tuple[str, ...]) -> bool:
     """Whether the asker's `line` tells the fact of the kind with no word of it, the way
-    said_instead.STATED reads it ("I pour drinks at a bar downtown", "我在一家面包店做烘焙"):
+    stated.STATED reads it ("I pour drinks at a bar downtown", "我在一家面包店做烘焙"):
     the keyword side finds nothing in it."""
     text = line.lower()[:SCAN_CHARS]
     return (not any(_places(text, word) for word in words) and stated(text, words)

@@ -110,6 +110,9 @@ def test_question_focus_keeps_what_follows_a_repair():
     ("Anyways, by the way, what did you eat?", "what did you eat?"),
     ("累死了，加班到十点。对了，你上次说的那本书叫什么？", "你上次说的那本书叫什么？"),
     ("话说你上次去哪玩了", "你上次去哪玩了"),
+    # Talk after the question points at nothing it asks.
+    ("so much paperwork. random but who's my boss at work again? blanked on it when they asked",
+     "who's my boss at work again? blanked on it when they asked"),
     # No change of subject: a word inside a sentence, after a question, or nothing after it.
     ("what did you say anyway?", "what did you say anyway?"),
     ("What is your dog called? Also, what is your cat called?",

@@ -156,7 +156,7 @@ def test_you_in_a_question_names_the_character_unless_it_asks_to_remember(questi
 
 
 @pytest.mark.parametrize(("question", "line", "told"), [
-    # R4: a fact told without a word of its kind (said_instead.STATED), by the asker only.
+    # R4: a fact told without a word of its kind (stated.STATED), by the asker only.
     ("我是干啥工作的来着？", "我在青岛一家酒店掌勺，天天忙到半夜。", True),
     ("我上班是做什么的？", "我在支行管信贷业务，天天跟客户打交道。", True),
     ("我是干啥工作的来着？", "我在家做饭，等你回来。", False),
@@ -202,7 +202,7 @@ def test_a_job_told_without_its_word_comes_before_others_jobs():
 
 
 @pytest.mark.parametrize(("question", "line", "told"), [
-    # R5: an English job told as what one does, where or for whom (said_instead.STATED).
+    # R5: an English job told as what one does, where or for whom (stated.STATED).
     ("what do i do for work again?", "I pour coffee at a cafe by the station most mornings",
      True),
     ("whats my line of work", "i stack boxes at a warehouse overnight", True),

@@ -8,14 +8,7 @@ import numpy as np
 import pytest
 
 from memory.keyword_index.bm25 import KeywordPart, bm25_scored
-from memory.keyword_index.said_instead import (
-    STATED,
-    STATED_MARK,
-    Term,
-    kinds_asked,
-    query_terms,
-    stated_marks,
-)
+from memory.keyword_index.said_instead import Term, kinds_asked, query_terms
 
 
 def _statement_words(query: str) -> set[tuple[str, ...]]:
@@ -233,6 +226,25 @@ def test_duobig_after_a_person_or_a_time_asks_an_age(question):
     ("我平时怎么上班来着", ["我姐买了一盏台灯。", "我每天挤地铁，单程一个小时。",
                             "今天天气不错。"]),
     ("我最怕什么来着", ["我姐买了一盏台灯。", "我一直不敢坐过山车。", "今天天气不错。"]),
+    # A thing asked as what it is called is told by its name; a plant, a coffee order, what one
+    # trains for and a landlord by their kind, drink, event and rent.
+    ("whats ur friends kitten called again", ["I bought a lamp.", "Her name is mittens",
+                                              "Nice weather."]),
+    ("whats my plant called", ["I bought a lamp.", "my pothos finally grew a new vine",
+                               "Nice weather."]),
+    ("whats my usual coffee order", ["I bought a lamp.", "the barista makes my iced oat cortado",
+                                     "Nice weather."]),
+    ("what am i training for again", ["I bought a lamp.", "i signed up for a half marathon",
+                                      "Nice weather."]),
+    ("who's my landlord", ["I bought a lamp.", "Mr. Patel came by for the rent again.",
+                           "Nice weather."]),
+    # A name told before who the person is to the teller.
+    ("我上司叫啥来着？", ["我上司在上海上班呢。", "赵宇轩是我的上司，其教育背景是本科。",
+                          "我上司的单位叫上海浦东银行支行。"]),
+    ("我房东是谁来着？", ["我姐买了一盏台灯。", "楼下王阿姨每个月五号上门收房租。",
+                          "今天天气不错。"]),
+    ("that weird breakfast u told me about", ["I had a sandwich today.", "I think the oddest "
+                                              "ive ever had is a spicy soup", "Nice weather."]),
     ("wats the grossest thing u ever ate", ["I had a sandwich today.", "The weirdest would "
                                             "have to be Bovine colostrum", "Nice weather."]),
     # A day asked as 几号 / 啥时候 is told as its time.
@@ -279,6 +291,10 @@ def test_a_newborn_named_asks_no_birth():
     ("what's my big phobia again?", "I still can't make myself get on a plane, I'd rather "
                                     "drive twelve hours."),
     ("我最怕什么来着？", "我特别怕蛇，看到图片都发抖。"),
+    ("who's my boss at work again?", "Chief Ramirez put me back on the night rotation, that "
+                                     "man never sleeps."),
+    ("who's my manager again", "the head pharmacist karen chewed me out again for being late"),
+    ("我领导是谁来着？", "周主任又把我调到夜班了。"),
 ])
 def test_a_fact_told_without_a_word_of_its_kind_is_found_by_the_keyword_side(question, line):
     # The player's line that tells it carries the kind's mark; another speaker's does not.
@@ -289,19 +305,13 @@ def test_a_fact_told_without_a_word_of_its_kind_is_found_by_the_keyword_side(que
     assert bm25_scored([(part, np.ones(1, dtype=bool))], question)[0][0].max() == 0
 
 
-def test_a_lines_marks_are_what_the_patterns_read():
-    # Every player's line of an import is read for marks; a cheap look for what a pattern needs
-    # comes first and must never drop one.
-    lines = ["Sorry I\nteach kids at a school", "I’ve been waiting tables at a diner", "I am 24",
-             "turned 30 last week", "I'm originally from Leeds", "我在银行上班", "我是东北人",
-             "我表弟今年31岁。", "Nice weather today.", "i\tfix bikes for people",
-             "heights freak me out", "i cant bring myself to swim", "我一直怕狗"]
-    for line in lines:
-        read = [STATED_MARK + kind for kind, pattern in STATED.items()
-                if pattern.search(line.lower())]
-        assert stated_marks(line) == read and (read or line == "Nice weather today.")
-
-
 def test_things_working_out_ask_no_sport():
     assert kinds_asked("how did the interview work out?") == []
     assert [key for key, _ in kinds_asked("what sport is my cousin into?")] == ["sport"]
+
+
+def test_a_name_told_before_who_the_person_is_counts_only_when_a_person_is_asked():
+    # "赵宇轩是我的上司" answers "我上司叫啥", not "我小名叫啥" (the asker's own nickname).
+    assert [term.marks for term in query_terms("我上司叫啥来着") if term.marks] == [
+        ("~stated:领导",), ("~stated:名字",)]
+    assert not any(term.marks for term in query_terms("我小名叫啥来着"))
