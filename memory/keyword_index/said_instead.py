@@ -159,9 +159,12 @@ SAID_INSTEAD: tuple[tuple[tuple[str, ...], tuple[str, ...]], ...] = (
     (("where do i live", "where i live", "where am i living", "address", "neighborhood",
       "neighbourhood"),
      ("live", "moved", "apartment", "house", "rent", "neighborhood", "neighbourhood")),
+    # What one studies now is told by the major ("what am i studying at uni again?" for
+    # "Switched my major to history this semester").
     (("what did i study", "where did i study", "alma mater", "where did i go to school",
-      "where i went to school", "graduate from", "graduated from"),
-     ("studied", "study", "major", "degree", "graduated", "university", "college", "school")),
+      "where i went to school", "graduate from", "graduated from", "studying", "major"),
+     ("studied", "study", "major", "degree", "graduated", "university", "college", "school",
+      "semester")),
     # A diet is told by what one cuts or eats ("day 20 of no carbs", "went keto"); "fasting"
     # and "cutting" stem into everyday words ("fast", "cut").
     (("diet", "dieting", "on a cleanse"),

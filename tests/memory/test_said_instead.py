@@ -236,6 +236,8 @@ def test_duobig_after_a_person_or_a_time_asks_an_age(question):
                                      "Nice weather."]),
     ("what am i training for again", ["I bought a lamp.", "i signed up for a half marathon",
                                       "Nice weather."]),
+    ("what am i studying at uni again?", ["I bought a lamp.", "Switched my major to history "
+                                          "this semester", "Nice weather."]),
     ("who's my landlord", ["I bought a lamp.", "Mr. Patel came by for the rent again.",
                            "Nice weather."]),
     # A name told before who the person is to the teller.
