@@ -86,6 +86,9 @@ _SMALL_PETS = ("hamster", "rabbit", "bunny", "guinea pig", "ferret", "parrot", "
                "hedgehog", "chinchilla")
 _SMALL_PETS_ZH = ("兔子", "仓鼠", "鹦鹉", "乌龟", "蜥蜴", "金鱼", "龙猫", "刺猬", "荷兰猪",
                   "豚鼠", "小鸟")
+# What a pet or an animal asked by its class is told as.
+_PETS = ("dog", "puppy", "cat", "kitten", "pet", *_SMALL_PETS)
+_PETS_ZH = ("狗狗", "小狗", "猫咪", "小猫", "宠物", *_SMALL_PETS_ZH)
 _DOG_BREEDS_ZH = ("金毛", "拉布拉多", "泰迪", "贵宾", "柯基", "哈士奇", "二哈", "柴犬", "边牧",
                   "萨摩耶", "博美", "比熊", "法斗", "巴哥", "德牧", "阿拉斯加", "土狗", "田园犬")
 _CAT_BREEDS_ZH = ("橘猫", "布偶", "英短", "美短", "暹罗", "狸花", "三花", "加菲", "蓝猫")
@@ -111,8 +114,7 @@ SAID_INSTEAD: tuple[tuple[tuple[str, ...], tuple[str, ...]], ...] = (
      ("wife", "husband", "girlfriend", "boyfriend", "fiancé", "fiancée", "fiancee", "partner",
       "hubby", "married")),
     (("sibling", "siblings"), ("sister", "brother", "sibling", "twin")),
-    (("pet", "pets", "furry friend"),
-     ("dog", "puppy", "cat", "kitten", "pet", *_SMALL_PETS)),
+    (("pet", "pets", "furry friend"), _PETS),
     # A pet is asked by its kind in any of the words for it ("my pup", "my kitty") and told by
     # another, or by its breed ("our golden retriever Biscuit"): the commonest breeds, not all.
     (("dog", "dogs", "doggo", "doggos", "doggy", "doggie", "pup", "pups", "puppy", "puppies",
@@ -123,8 +125,7 @@ SAID_INSTEAD: tuple[tuple[tuple[str, ...], tuple[str, ...]], ...] = (
     # An animal is asked by its class and told by its kind ("what animal am i babysitting" for
     # "the neighbors iguana that we're watching", "critters" for "I would get two turtles").
     (("animal", "animals", "critter", "critters", "creature", "creatures", "reptile",
-      "reptiles"),
-     ("dog", "puppy", "cat", "kitten", "pet", *_SMALL_PETS)),
+      "reptiles"), _PETS),
     # Age is asked as "how old" and told as a number ("she's 31", "I turned 29"): the keyword
     # side has the words around the number.
     (("how old", "what age", "age"), ("years old", "year old", "yrs old", "age", "aged")),
@@ -251,8 +252,8 @@ SAID_INSTEAD: tuple[tuple[tuple[str, ...], tuple[str, ...]], ...] = (
      ("工作", "职业", "上班", "加班", "老板", "入职", "辞职", "跳槽", "实习", "岗位", *_JOBS_ZH)),
     (("兄弟姐妹", "手足"), ("哥哥", "姐姐", "弟弟", "妹妹", "兄弟", "姐妹", "我哥", "我姐", "我弟",
                             "我妹")),
-    (("宠物", "毛孩子"), ("狗狗", "小狗", "猫咪", "小猫", "养了", "宠物", *_SMALL_PETS_ZH)),
-    (("动物", "小动物"), ("狗狗", "小狗", "猫咪", "小猫", "宠物", *_SMALL_PETS_ZH)),
+    (("宠物", "毛孩子"), ("养了", *_PETS_ZH)),
+    (("动物", "小动物"), _PETS_ZH),
     (("狗", "汪星人"), ("狗狗", "小狗", "养狗", *_DOG_BREEDS_ZH)),
     (("猫", "喵星人"), ("猫咪", "小猫", "养猫", *_CAT_BREEDS_ZH)),
     # 岁 alone is a token only beside a number ("31岁。"); "40岁了" and "三十岁" are bigrams.
