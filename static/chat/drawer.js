@@ -12,13 +12,19 @@ export function drawer(open, {focus = false} = {}) {
   else if (toggle.offsetParent) toggle.focus();
 }
 
-// A phone's drawer is still hidden as it starts sliding in: focus it once it shows.
+// A phone's drawer is still hidden as it starts sliding in: focus it once it shows, unless the
+// focus is already inside it (a transition of a card in it, or a slide that ended after the
+// player moved in, took the focus from the member picker to the drawer's top).
 function drawerFocus() {
   const side = document.getElementById("drawer");
   side.focus();
-  if (document.activeElement !== side) {
-    side.addEventListener("transitionend", () => side.focus(), {once: true});
-  }
+  if (document.activeElement === side) return;
+  const shown = (event) => {
+    if (event.target !== side) return;
+    side.removeEventListener("transitionend", shown);
+    if (!side.contains(document.activeElement)) side.focus();
+  };
+  side.addEventListener("transitionend", shown);
 }
 
 // The ☰ Story button says how far the outline is ("3/5 · 4 in progress"), so a phone shows the story moving
