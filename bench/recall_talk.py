@@ -997,6 +997,128 @@ HELD10_PLANTED: dict[str, list[tuple[str, int, str]]] = {
 held_out_add(HELD10_PROBES, HELD10_PLANTED)
 
 
+# An eleventh held-out set (2026-12-05): written before any change it measures, by a writer who
+# did not read the app's recall, on the conversations the earlier sets used least: LoCoMo conv-42,
+# conv-43 played as a group (a question to Rook about what John said), REALTALK Chat_8 and
+# Chat_5, MemDaily u49, u40 and u43; facts no earlier set asked. Follow-ups leaning on the line
+# before ("what did I end up calling her?", "and what did i tell u to read after", 那她平时爱干啥？,
+# 那我下属呢？), corrections (no i mean urs…, nah not that…, 不是 / 不对，我问的是…), "that" /
+# 上次 / 上回 / 前阵子 and vague times (a while back, way back), a question at the end of a chatty
+# message (btw, 对了, 话说, or no pivot at all), typos and slang, colloquial Chinese (来着, 啥),
+# a category or a paraphrase the chat never uses (vehicle for an F150, ride for a truck, computer
+# for a laptop, trippy movie with the dream stuff for Inception, stretchy workout for yoga, 煮饭用的
+# 锅 for 电饭煲, 又能吃又能游泳的节 for 美食游泳趣味节, 去外国练瑜伽的活动 for 异域瑜伽之旅,
+# 跑各地特色邮局的活动 for 邮旅探索之旅), the player's own facts planted in words the question
+# does not use (exercise in the mornings for hot yoga, 忌口 for a peanut allergy, 孪生兄弟 for
+# 双胞胎弟弟, 家里小子念大学 for 儿子考上南航) or told in a lead-in turn (a work conference,
+# salsa, 象棋比赛, 苏州, a 海尔 fridge asked as 电器). Played alone with --only "held out 11".
+# On d502b605 (main's recall, before any change it measures; 2026-12-05 01:48-01:54, load 2-4),
+# played alone (--only "held out 11"), the same on two runs: found 38/40, @5 32/40, @10 36/40; by
+# file: conv-42 6/6, 6/6, 6/6; Chat_8 5/6, 3/6, 4/6; Chat_5 5/6, 5/6, 5/6; u49 6/6, 5/6, 5/6;
+# u40 6/6, 4/6, 6/6; u43 6/6, 5/6, 6/6; group conv-43 4/4, 4/4, 4/4 (found, @5, @10). No probe
+# was changed after the run.
+HELD11 = "held out 11"
+HELD11_PROBES: dict[str, list[tuple[str, list[str], list[str]]]] = {
+    "locomo/conv-42.json": [
+        (HELD11, ["remember that stuffed pup you gave me ages ago?",
+                  "what did I end up calling her?"], ["D24:4"]),
+        (HELD11, ["who's my favorite superhero again?", "no i mean urs lol"], ["D15:4"]),
+        (HELD11, ["ugh my phone died in the middle of a call with a producer and I had to redo "
+                  "half a scene from memory, tech hates me. btw what did I get after my computer "
+                  "crashed so I'd never lose my stuff again?"], ["D21:3"]),
+        (HELD11, ["a while back I took a road trip to dig up ideas for a script, what was that "
+                  "town called again?"], ["D17:4"]),
+        (HELD11, ["wat was that trippy movie u saw w all the dream stuff"], ["D23:17"]),
+        (HELD11, ["what kind of exercise have I been doing in the mornings?"], ["P3"]),
+    ],
+    "group:locomo/conv-43.json": [
+        (HELD11, ["Rook, what's that stretchy workout John said he picked up for flexibility?"],
+         ["D20:2", "D20:4"]),
+        (HELD11, ["John got hurt pretty bad last season, didn't he Rook?",
+                  "what did he hurt again?"], ["D19:6"]),
+        (HELD11, ["Rook, a while back John told us about some camp he ran for kids, where was "
+                  "that?"], ["D26:23"]),
+        (HELD11, ["Rook, which city did John say is one of his favorites to explore?"], ["D3:19"]),
+    ],
+    "realtalk-dev/Chat_8_Akib_Muhhamed.json": [
+        (HELD11, ["bro its so cold my car doors froze shut this morning",
+                  "wait what did i say the perfect temp was again lol"], ["D10:15", "D10:30"]),
+        (HELD11, ["who'd i wanna swap lives with, that food critic thing right?",
+                  "nah i mean u, who'd u trade places with"], ["D17:21", "D17:22"]),
+        (HELD11, ["ugh my ear is acting up again and my boss stuck me w another group project full "
+                  "of freeloaders smh. btw what movie did i end up watching on my mlk day off"],
+         ["D21:9"]),
+        (HELD11, ["that freezing day at the beach w the work guys, what happened to my friend's "
+                  "ride"], ["D20:14"]),
+        (HELD11, ["what was that game i started over cuz i never beat it the first time"],
+         ["D12:12", "D12:13"]),
+        (HELD11, ["oh btw my company's sending me to a cybersecurity conference in denver next "
+                  "month", *SMALL_TALK, "where's that work thing they're sending me to again"],
+         ["said:0"]),
+    ],
+    "realtalk-dev/Chat_5_Nicolas_Nebraas.json": [
+        (HELD11, ["what vehicle do i drive again lol"], ["D1:101"]),
+        (HELD11, ["that book series u were rereading way back, the one w the dragon",
+                  "and what did i tell u to read after"], ["D2:28"]),
+        (HELD11, ["what did ur bf wanna name the cat",
+                  "nah not that, what name did i want for my snake"], ["D16:8"]),
+        (HELD11, ["ugh julio left the stove on again n the whole place smells like burnt rice, and "
+                  "my nose wont stop bleeding smh. where did i say id wanna live if money wasnt a "
+                  "thing"], ["D3:61"]),
+        (HELD11, ["a while back u told me wat ur in school for, what kinda doctor was it"],
+         ["D15:9"]),
+        (HELD11, ["ok dont laugh but i signed up for salsa classes tuesdays at the community "
+                  "center", *SMALL_TALK, "what kinda dancing am i learning now"], ["said:0"]),
+    ],
+    "memdaily-zh-dev/memdaily-u49.json": [
+        (HELD11, ["我表妹是干啥的来着？", "那她平时爱干啥？"], ["D2:5"]),
+        (HELD11, ["我上司有啥爱好来着？", "不是，我说的是我舅舅"], ["D2:8"]),
+        (HELD11, ["今天小卖部进货，搬了一下午饮料，腰都快断了。"
+                  "对了，上次说的那个又能吃又能游泳的节在哪儿办来着？"], ["D5:4"]),
+        (HELD11, ["我家煮饭用的那个锅是啥牌子的来着？"], ["D6:9", "D6:10"]),
+        (HELD11, ["我吃东西有啥忌口来着？"], ["P4"]),
+        (HELD11, ["跟你说，我儿子下周六要去县里参加象棋比赛，我得陪着去。", *SMALL_TALK_ZH,
+                  "孩子下周六去比的是啥来着？"], ["said:0"]),
+    ],
+    "memdaily-zh-dev/memdaily-u40.json": [
+        (HELD11, ["我表姐平时爱干啥来着？", "那我下属呢？"], ["D3:2"]),
+        (HELD11, ["我表姐是啥学历来着？", "不对，我问的是我上司"], ["D4:2"]),
+        (HELD11, ["今天调了一下午板子，示波器盯得眼都花了。"
+                  "话说那个去外国练瑜伽的活动要搞多久来着？"], ["D1:6"]),
+        (HELD11, ["上回跟你夸的那个手机是哪款来着？"], ["D3:9", "D3:10"]),
+        (HELD11, ["我那孪生兄弟在哪个城市上班来着？"], ["P4"]),
+        (HELD11, ["跟你说，我下周末要带孩子回苏州看外婆，得开三个小时车。", *SMALL_TALK_ZH,
+                  "我下周末要带娃去哪儿来着？"], ["said:0"]),
+    ],
+    "memdaily-zh-dev/memdaily-u43.json": [
+        (HELD11, ["我表姐在哪儿上班来着？", "那她平时爱玩啥？"], ["D4:4"]),
+        (HELD11, ["我下属多高来着？", "不是，我是问他在哪个单位"], ["D3:6", "D5:3"]),
+        (HELD11, ["今天航班延误了三个小时，乘客骂了一路，我嗓子都哑了。"
+                  "对了，我舅妈在哪个城市上班来着？"], ["D4:6"]),
+        (HELD11, ["前阵子说的那个跑各地特色邮局的活动，要搞多久来着？"], ["D5:12"]),
+        (HELD11, ["我家小子在哪儿念大学来着？"], ["P5"]),
+        (HELD11, ["跟你说，我上周把家里那台老冰箱换成了海尔的双开门，总算不嗡嗡响了。",
+                  *SMALL_TALK_ZH, "我新买的那个电器是啥牌子来着？"], ["said:0"]),
+    ],
+}
+HELD11_PLANTED: dict[str, list[tuple[str, int, str]]] = {
+    "locomo/conv-42.json": [
+        ("P3", 12, "Been doing hot yoga at 6am three days a week, it's the only thing that clears "
+                   "my head between drafts."),
+    ],
+    "memdaily-zh-dev/memdaily-u49.json": [
+        ("P4", 4, "我一吃花生就过敏，嘴巴肿得跟香肠似的。"),
+    ],
+    "memdaily-zh-dev/memdaily-u40.json": [
+        ("P4", 7, "我有个双胞胎弟弟，在深圳做程序员，一年就回来一趟。"),
+    ],
+    "memdaily-zh-dev/memdaily-u43.json": [
+        ("P5", 2, "我儿子今年考上了南航，学的是飞机维修。"),
+    ],
+}
+held_out_add(HELD11_PROBES, HELD11_PLANTED)
+
+
 class RoundProvider:
     """Answers at once; keeps every request of the last turn (a group's round)."""
 
