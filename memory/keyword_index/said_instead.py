@@ -176,6 +176,11 @@ SAID_INSTEAD: tuple[tuple[tuple[str, ...], tuple[str, ...]], ...] = (
      ("guitar", "piano", "violin", "cello", "viola", "drums", "drum", "ukulele", "flute",
       "saxophone", "sax", "bass", "trumpet", "clarinet", "harp", "keyboard", "banjo",
       "harmonica", "accordion", "trombone", "oboe", "mandolin")),
+    # A dance is told by its style ("i signed up for salsa classes tuesdays").
+    (("dance", "dances", "dancing"),
+     ("dance", "dancing", "salsa", "tango", "ballet", "hip hop", "hip-hop", "waltz", "bachata",
+      "ballroom", "breakdancing", "zumba", "flamenco", "merengue", "foxtrot", "line dancing",
+      "swing dancing", "belly dancing", "choreography")),
     # How one gets around is told by the ride ("I usually take public transport").
     (("get around", "getting around", "commute", "commuting", "get to work", "getting to work",
       "transportation", "transport"),
@@ -280,18 +285,28 @@ SAID_INSTEAD: tuple[tuple[tuple[str, ...], tuple[str, ...]], ...] = (
     # 14:00", "定在下周六"). A word, not a kind of fact (NOT_KINDS).
     (("几号", "哪天", "哪一天", "什么时候", "啥时候", "几点", "什么日子", "日期"),
      ("时间", "日期", "定在")),
+    # How long is asked as 多久 and told as the span ("异域瑜伽之旅的持续时间是四个周", 为期三天).
+    (("多久", "多长时间", "多少天", "持续多久"), ("持续", "时长", "为期", "天数")),
     (("女儿", "闺女"), ("女儿", "闺女")),
+    (("儿子", "小子"), ("儿子", "小子")),
     (("子女", "我的孩子", "我孩子", "我家孩子", "我们的孩子", "几个孩子", "我的小孩", "我家小孩"),
      ("儿子", "女儿", "宝宝", "孩子", "闺女")),
     (("父母", "爸妈", "双亲"), ("爸爸", "妈妈", "我爸", "我妈", "父亲", "母亲", "爸妈", "父母")),
     (("住哪", "住在哪", "住址", "家在哪"), ("住在", "搬到", "搬家", "租了", "公寓", "小区")),
-    (("专业", "学历", "哪个学校", "哪所大学", "学的什么", "学什么的", "毕业于", "哪毕业"),
-     ("大学", "专业", "毕业", "学校", "读书", "读研", "研究生", "本科", "学院")),
+    # Where one is at university is told by getting in ("我儿子今年考上了南航" for "我家小子在哪儿
+    # 念大学").
+    (("专业", "学历", "哪个学校", "哪所大学", "学的什么", "学什么的", "毕业于", "哪毕业", "念大学",
+      "上大学", "读大学", "哪上学", "哪儿上学", "哪里上学", "念书"),
+     ("大学", "专业", "毕业", "学校", "读书", "读研", "研究生", "本科", "学院", "考上", "考进",
+      "录取", "在读")),
     (("减肥", "节食", "饮食", "忌口的东西"),
      ("减肥", "节食", "碳水", "少吃", "吃素", "低脂", "热量", "卡路里", "断食", "轻食", "不吃")),
     (("乐器",),
      ("吉他", "钢琴", "小提琴", "大提琴", "架子鼓", "尤克里里", "二胡", "古筝", "笛子", "萨克斯",
       "琵琶", "口琴", "电子琴", "贝斯")),
+    (("舞蹈", "跳舞", "什么舞", "啥舞", "哪种舞"),
+     ("跳舞", "舞蹈", "街舞", "芭蕾", "拉丁舞", "广场舞", "民族舞", "爵士舞", "国标", "交谊舞",
+      "肚皮舞", "现代舞", "古典舞", "探戈", "华尔兹", "恰恰", "舞蹈班")),
     (("通勤", "怎么上班", "怎么去上班", "怎么去公司", "怎么上学", "交通方式"),
      ("地铁", "公交", "骑车", "开车", "打车", "步行", "电动车", "自行车", "单车", "班车")),
     (("害怕", "怕什么", "恐惧", "最怕"), ("害怕", "恐惧", "不敢", "吓人", "吓死", "恐高")),
@@ -323,7 +338,8 @@ CHAT_SHORT = {"uni": "university", "bday": "birthday", "bf": "boyfriend", "gf": 
               "pics": "pictures", "vid": "video", "vids": "videos", "insta": "instagram",
               "yt": "youtube", "ppl": "people", "appt": "appointment", "mins": "minutes",
               "hrs": "hours", "grad": "graduate", "undergrad": "undergraduate",
-              "prof": "professor", "vacay": "vacation", "bball": "basketball"}
+              "prof": "professor", "vacay": "vacation", "bball": "basketball",
+              "temp": "temperature", "temps": "temperatures"}
 
 
 def _said_short() -> dict[str, tuple[tuple[str, ...], ...]]:
@@ -406,8 +422,8 @@ WORDS_EN = frozenset(word for keys, words in SAID_INSTEAD for word in (*keys, *w
 # Rows of words said instead that name no kind of personal fact (keyed by their first key): a
 # name is asked of anything ("what's the name of that band?"), so a question saying "name" is
 # not taken for one about the asker's own fact, and a line saying "called" is no telling of it.
-NOT_KINDS = frozenset({"name", "名字", "boss", "领导", "老婆", "老公", "几号", "女儿",
-                       "weirdest", "called", "coffee", "training", "landlord", "房东"})
+NOT_KINDS = frozenset({"name", "名字", "boss", "领导", "老婆", "老公", "几号", "多久", "女儿",
+                       "儿子", "weirdest", "called", "coffee", "training", "landlord", "房东"})
 
 
 def kinds_asked(text: str) -> list[tuple[str, tuple[str, ...]]]:

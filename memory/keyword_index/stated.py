@@ -1,9 +1,10 @@
 """How a fact is told without any word of its kind, read of the player's own lines: a job as
 what one does and where ("I pour drinks at a bar downtown", 我在支行管信贷业务), a home town, an
 age as a number, a fear as what one cannot make oneself do, a boss by what he does to the teller,
-a name before who the person is. The keyword index marks such lines (stated_marks) and a
-question of the kind counts the mark as its own word (memory/keyword_index/said_instead.py
-query_terms); memory/recall/whose.py reads them for the asker's own fact (stated).
+a name before who the person is, a pastime by the love of doing it. The keyword index marks such
+lines (stated_marks) and a question of the kind counts the mark as its own word
+(memory/keyword_index/said_instead.py query_terms); memory/recall/whose.py reads them for the
+asker's own fact (stated).
 """
 
 from __future__ import annotations
@@ -92,6 +93,14 @@ STATED: dict[str, re.Pattern[str]] = {
     "名字": re.compile(r"(?:^|[，,。.！!？?；;\s])[\u4e00-\u9fff]{2,3}是我的?"
                      rf"(?:{'|'.join(PEOPLE_ZH)})"),
     "害怕": re.compile(r"我(?:一直|从小就?|特别|最|很|有点|挺|真)?(?:怕|害怕|不敢)"),
+    # A pastime told as what one loves doing ("我舅舅特别爱学外语", "I'm really into
+    # bouldering"): 喜欢 alone is said of anything, a verb of doing after it is a pastime.
+    "hobby": re.compile(r"(?<![a-z'’])(?<!you['’]ve )(?<!you have )(?:i'?m|i am|been|getting)\s+"
+                        r"(?:really\s+|super\s+|so\s+|totally\s+|very\s+|kinda\s+|big\s+)?into\s+"
+                        r"(?!it\b|that\b|this\b|the\s|a\s|an\s|trouble\b|bed\b|town\b|work\b|"
+                        r"college|school|uni|traffic|lately|recently)[a-z]"),
+    "爱好": re.compile(r"(?<!不)(?:爱|喜欢)(?:学|练|打|下|玩|做|编|集|攀|画|弹|拉|唱|跳|捣鼓|"
+                     r"种|养|拍|写|钓|爬|骑|滑|收藏|研究|折腾)|迷上|热衷|沉迷|痴迷"),
 }
 
 
@@ -122,7 +131,8 @@ _STATED_NEEDS = {"job": ("i ", "i\t", "i\n", "i'", "i’"), "职业": ("在",), 
                  "phobia": ("myself", "afraid", "scared", "terrified", "petrified", "frightened",
                             "freak"),
                  "害怕": ("怕", "不敢"), "boss": (" me ", " me\n", " me\t"),
-                 "领导": ("把我", "让我", "给我", "叫我", "了我"), "名字": ("是我",)}
+                 "领导": ("把我", "让我", "给我", "叫我", "了我"), "名字": ("是我",),
+                 "hobby": ("into",), "爱好": ("爱", "喜欢", "迷上", "热衷", "沉迷", "痴迷")}
 
 
 def stated_marks(text: str) -> list[str]:

@@ -51,6 +51,11 @@ EN_CHAT_SPELLINGS = {"wat": "what", "wats": "what's", "whats": "what's", "wut": 
 _CHAT_WORD = re.compile(r"(?<![\w'’])(" + "|".join(
     sorted((*EN_CHAT_FILLERS, *EN_CHAT_SPELLINGS), key=len, reverse=True)) + r")(?![\w'’])",
     re.IGNORECASE)
+# "wait what did i say the perfect temp was again": "wait" opening a question is a pause, not a
+# word of it (searched, it drew "Wait that's what pirates say" and "Make people wait again").
+_PAUSE = re.compile(r"(?:^|(?<=[.!?,;:…]))\s*(?:oh\s+|ok\s+|okay\s+)?(?:wait|hold on|hmm+)"
+                    r"[,.!…]*\s+(?=(?:what|which|who|whose|where|when|how|whats|wat|did|do|does|"
+                    r"is|was|are|were)(?![\w'’]))", re.IGNORECASE)
 
 # Words that open the second half of a two-part question ("另外，B？", "Also, B?").
 PART_OPENERS_ZH = ("另外", "还有", "此外", "以及", "顺便问一下", "顺便问", "顺便")
@@ -129,10 +134,10 @@ def query_extract(user_input: str, *, fallback: bool = True) -> str:
 
 
 def chat_words_plain(text: str) -> str:
-    """`text` with chat fillers removed and question words typed without an apostrophe written
-    out (EN_CHAT_FILLERS, EN_CHAT_SPELLINGS)."""
-    return _CHAT_WORD.sub(
-        lambda found: EN_CHAT_SPELLINGS.get(found.group(1).lower(), " "), text)
+    """`text` with chat fillers and a pause before a question removed, and question words typed
+    without an apostrophe written out (EN_CHAT_FILLERS, EN_CHAT_SPELLINGS)."""
+    return _PAUSE.sub(" ", _CHAT_WORD.sub(
+        lambda found: EN_CHAT_SPELLINGS.get(found.group(1).lower(), " "), text))
 
 
 def _zh_fillers_strip(piece: str) -> str:
@@ -235,9 +240,11 @@ _CONDITION_BEFORE = re.compile(r"(?P<condition>[^，,。？?！!\s]{2,60})的那
 _ASKERS_CLAUSE = re.compile(r"我[^，,。？?！!\s的]{1,20}的(?=那[个位])|(?<=那[个位])我[^，,。？?！!\s的]{1,20}的")
 
 
-# "上次说的那个手工阅享会" / "你提到的那家店": what was said of the thing is how it is asked,
-# no condition on it (searched, "上次说" drew lines at random and took half the places).
-_SAID_CLAUSE = re.compile(r"(?:说|提|提到|讲|聊|讲到|聊到|告诉我)过?$")
+# "上次说的那个手工阅享会" / "你提到的那家店" / "上回跟你夸的那个手机": what was said of the
+# thing is how it is asked, no condition on it (searched, "上次说" drew lines at random and took
+# half the places; "跟你夸" drew the lines of the question before).
+_SAID_CLAUSE = re.compile(r"(?:说|提|提到|讲|聊|讲到|聊到|告诉我|说起|提起|聊起|夸|推荐|安利|吐槽|"
+                          r"抱怨|显摆|炫耀|念叨)过?$|(?:跟|和|对|给|向)你[^，,。？?！!\s]{0,4}$")
 
 
 def condition_split(question: str) -> tuple[str, str] | None:

@@ -83,6 +83,10 @@ def test_the_event_a_personal_fact_is_asked_before_is_not_searched(text, query):
     ("did you see it yesterday, bro?", "see it"),
     ("what animal am i babysitting rn lol", "what animal am i babysitting"),
     ("ngl idk what my sister does tbh", "what my sister does"),
+    # "wait" opening a question is a pause; said of waiting it stays.
+    ("wait what did i say the perfect temp was again lol", "the perfect temp was again"),
+    ("lol wait, which piece was it again", "which piece was it again"),
+    ("I cant wait what a day", "I cant wait what a day"),
 ])
 def test_chat_fillers_go_and_question_words_typed_without_apostrophe_are_written_out(text, query):
     assert query_extract(text) == query
@@ -144,6 +148,8 @@ def test_what_follows_a_change_of_subject_is_the_question(text, asked):
     # What was said of the thing is how it is asked, no condition.
     ("上次说的那个手工阅享会是啥时候来着？", None),
     ("你提到过的那家店叫啥？", None),
+    ("上回跟你夸的那个手机是哪款来着？", None),
+    ("我跟你推荐的那个牌子叫啥？", None),
     # The person is named; the clause only says which one.
     ("我那个爱做饭的表弟叫啥名字来着？", None),
 ])

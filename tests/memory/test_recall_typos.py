@@ -166,6 +166,9 @@ def test_a_word_chat_shortens_is_written_out_unless_the_session_says_it():
     assert typos_correct("when is my gf's bday", Session(set())).changes == {
         "gf": "girlfriend", "bday": "birthday"}
     assert typos_correct("what am i studying at uni again?", Session({"uni"})).changes == {}
+    # "temp" was read as a slip of "tempo", a word the session held.
+    assert typos_correct("what did i say the perfect temp was", Session({"tempo", "temperatur"})
+                         ).changes == {"temp": "temperature"}
 
 
 PETS = [

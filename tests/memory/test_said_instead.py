@@ -249,6 +249,15 @@ def test_duobig_after_a_person_or_a_time_asks_an_age(question):
                                               "ive ever had is a spicy soup", "Nice weather."]),
     ("wats the grossest thing u ever ate", ["I had a sandwich today.", "The weirdest would "
                                             "have to be Bovine colostrum", "Nice weather."]),
+    # A dance by its style, a university by getting in, a son by 小子, how long by the span.
+    ("what kinda dancing am i learning now", ["I bought a lamp.", "i signed up for salsa "
+                                              "classes tuesdays", "Nice weather."]),
+    ("我最近在学啥舞来着", ["我姐买了一盏台灯。", "我报了个街舞班，每周六上课。",
+                            "今天天气不错。"]),
+    ("我家小子在哪儿念大学来着？", ["我姐买了一盏台灯。", "我儿子今年考上了南航。",
+                                    "今天天气不错。"]),
+    ("那个瑜伽之旅要搞多久来着", ["瑜伽之旅的地点是上海。", "瑜伽之旅的持续时间是四个周。",
+                                  "今天天气不错。"]),
     # A day asked as 几号 / 啥时候 is told as its time.
     ("交流盛典是几号", ["交流盛典的地点是广东深圳。", "交流盛典的时间是2024-04-13 14:00。",
                         "今天天气不错。"]),
@@ -297,6 +306,9 @@ def test_a_newborn_named_asks_no_birth():
                                      "man never sleeps."),
     ("who's my manager again", "the head pharmacist karen chewed me out again for being late"),
     ("我领导是谁来着？", "周主任又把我调到夜班了。"),
+    ("我平时有啥爱好来着？", "最近特别爱学外语，天天背单词。"),
+    ("what hobby am i into these days?", "I'm really into bouldering lately, three nights a "
+                                         "week."),
 ])
 def test_a_fact_told_without_a_word_of_its_kind_is_found_by_the_keyword_side(question, line):
     # The player's line that tells it carries the kind's mark; another speaker's does not.

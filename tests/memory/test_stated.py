@@ -13,7 +13,8 @@ def test_a_lines_marks_are_what_the_patterns_read():
              "turned 30 last week", "I'm originally from Leeds", "我在银行上班", "我是东北人",
              "我表弟今年31岁。", "Nice weather today.", "i\tfix bikes for people",
              "heights freak me out", "i cant bring myself to swim", "我一直怕狗",
-             "she gave me a raise", "老板让我周末加班", "王芳是我表妹。"]
+             "she gave me a raise", "老板让我周末加班", "王芳是我表妹。", "我表哥特别爱攀岩。",
+             "I'm really into pottery now"]
     for line in lines:
         read = [STATED_MARK + kind for kind, pattern in STATED.items()
                 if pattern.search(line.lower())]
@@ -21,3 +22,8 @@ def test_a_lines_marks_are_what_the_patterns_read():
     # Put on the spot, on the phone: no shift a boss gave.
     assert stated_marks("she put me on the spot lol") == []
     assert stated_marks("my mom put me on the phone with grandma") == []
+    # Loving to eat something, not liking to play, getting into a school: no pastime.
+    assert stated_marks("我爱吃火锅") == stated_marks("我不喜欢打球") == []
+    assert stated_marks("my bro got into culinary school") == []
+    assert stated_marks("getting into college was hard") == []
+    assert stated_marks("anything new you've been into lately?") == []
