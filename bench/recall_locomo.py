@@ -39,7 +39,7 @@ sys.path.insert(0, str(REPO))
 import numpy as np  # noqa: E402
 
 from memory.keyword_index import bm25 as keywords
-from memory.recall import rag
+from memory.recall import focus, rag
 from memory.recall.rag import query_user_history  # noqa: E402
 from memory.vectors.index import MemoryIndex  # noqa: E402
 from personalab.lib.embedding.chroma import E5EmbeddingFunction  # noqa: E402
@@ -381,9 +381,9 @@ def main() -> None:
     if args.context_weight is not None:
         keywords.CONTEXT_WEIGHT = args.context_weight
     if args.date_bonus is not None:
-        rag.DATE_BONUS = args.date_bonus
+        focus.DATE_BONUS = args.date_bonus
     if args.speaker_bonus is not None:
-        rag.SPEAKER_BONUS = args.speaker_bonus
+        focus.SPEAKER_BONUS = args.speaker_bonus
     if args.session_bonus is not None:
         rag.SESSION_BONUS = args.session_bonus
     if args.neighbour_share is not None:
@@ -391,7 +391,7 @@ def main() -> None:
     if args.asking_discount is not None:
         rag.ASKING_DISCOUNT = args.asking_discount
     print(f"fusion: dense weight {rag.DENSE_WEIGHT}, context weight {keywords.CONTEXT_WEIGHT}, "
-          f"date bonus {rag.DATE_BONUS}, speaker bonus {rag.SPEAKER_BONUS}, "
+          f"date bonus {focus.DATE_BONUS}, speaker bonus {focus.SPEAKER_BONUS}, "
           f"session bonus {rag.SESSION_BONUS}, neighbour share {rag.NEIGHBOUR_SHARE}, "
           f"asking discount {rag.ASKING_DISCOUNT}, second model "
           f"{'off' if not SECOND_MODEL else f'MiniLM (dense side {rag.DENSE_WEIGHT_TWO:.2f})'}"

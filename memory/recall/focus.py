@@ -15,7 +15,12 @@ import re
 from dataclasses import dataclass
 from datetime import date, datetime, timedelta
 
+from memory.keyword_index.bm25 import speaker_name
 from memory.recall.speaker_names import SpeakerNames
+from memory.vectors.index import Hit
+
+Key = tuple[str, str, str]  # collection, instance_id, doc_id
+SCAN_CHARS = 4000  # of a question, the first characters are read for a turn to the listener
 
 MONTHS = {name.lower(): number for number, name in enumerate(calendar.month_name) if name}
 MONTHS.update({name.lower(): number for number, name in enumerate(calendar.month_abbr) if name})
@@ -85,11 +90,53 @@ class TimeWindow:
 class QuestionFocus:
     window: TimeWindow | None = None
     words: tuple[str, ...] = ()  # the question's capitalised words (names, as written)
+    listener: bool = False  # the question turns to the listener's own (_LISTENER_TURN)
+
+
+# Preferences added to the fused score (which lies in 0..1) of a line from the time the question
+# names, and of a line by a speaker it names or by the listener it turns to.
+DATE_BONUS = 0.2
+SPEAKER_BONUS = 0.3
+
+# A correction or follow-up that turns the question from the player to the one they talk to
+# ("who'd i wanna swap lives with?" then "nah i mean u, who'd u trade places with", "no wait, I
+# mean you, which one's yours?", "and what about you?", "不是，我问的是你", "那你呢？"): the answer
+# is the character's own, told in the character's lines, while the line before carried with it
+# drew the player's (rank 22 and 7 in bench/recall_talk.py). Not "and you told me…": that asks
+# what was said.
+_LISTENER_TURN = re.compile(
+    r"(?<![a-z'’])(?:i\s+meant?|what\s+about|how\s+about|and)\s+(?:you|u|yours|urs|your\s+one|"
+    r"ur\s+one)(?![a-z'’])(?!\s+(?:told|said|mentioned|remember|know|think|tell|asked)\b)"
+    r"|我(?:问|说)的是你|(?:^|[，,。！!？?\s])那?你呢\s*[？?]?\s*$", re.IGNORECASE)
 
 
 def focus_read(question: str, *, now: date | None = None) -> QuestionFocus:
     return QuestionFocus(window=time_window(question, now=now),
-                         words=tuple(re.findall(r"\b[A-Z][a-zA-Z'-]+", question)))
+                         words=tuple(re.findall(r"\b[A-Z][a-zA-Z'-]+", question)),
+                         listener=_LISTENER_TURN.search(question[:SCAN_CHARS]) is not None)
+
+
+def focus_prefer(fused: dict[Key, float], hits: dict[Key, Hit], *, window: TimeWindow | None,
+                 speakers: set[str], listener: bool = False) -> dict[Key, float]:
+    """Fused scores with the question's preferences added: lines of the time it names, lines
+    of the speakers it names or, when it turns to the listener, the characters' lines."""
+    preferred = {}
+    for key, score in fused.items():
+        hit = hits.get(key)
+        if hit is not None and _hit_in_window(hit, window):
+            score += DATE_BONUS
+        if hit is not None and ((speakers and speaker_name(hit.metadata) in speakers)
+                                or (listener and hit.metadata.get("role") == "assistant")):
+            score += SPEAKER_BONUS
+        preferred[key] = score
+    return preferred
+
+
+def _hit_in_window(hit: Hit, window: TimeWindow | None) -> bool:
+    if window is None or hit.collection != "turns":
+        return False
+    day = timestamp_day(str(hit.metadata.get("timestamp") or ""))
+    return day is not None and window.holds(day)
 
 
 # --- when ----------------------------------------------------------------------------------

@@ -19,17 +19,15 @@ from dataclasses import dataclass, field, replace
 from datetime import date, datetime, timezone
 from typing import Any
 
-from memory.keyword_index.bm25 import speaker_name
 from memory.keyword_index.said_instead import ALTERNATIVE_WEIGHT
 from memory.recall.addressed import addressed_strip
 from memory.recall.feedback import neighbours_share, session_prefer
 from memory.recall.focus import (
     QuestionFocus,
-    TimeWindow,
+    focus_prefer,
     focus_read,
     names_strip,
     speakers_named,
-    timestamp_day,
 )
 from memory.recall.queries import (
     ASKING_EN,
@@ -78,10 +76,6 @@ POOL_DEPTH_MIN = 25
 # names its subject early, and a long reply would make the second search as slow as its length.
 BRIDGE_MAX_CHARS = 60
 BRIDGE_MAX_WORDS = 12
-# Preferences added to the fused score (which lies in 0..1) of a line from the time the question
-# names and of a line by the speaker it names (memory/recall/focus.py).
-DATE_BONUS = 0.2
-SPEAKER_BONUS = 0.3
 # Lines of a session that holds at least two of the SESSION_TOP best first-pass hits
 # (memory/recall/feedback.py): real chats keep to a topic for a while.
 SESSION_BONUS = 0.1
@@ -205,9 +199,10 @@ def hybrid_search(index: MemoryIndex, collections: tuple[str, ...], query: str, 
     fused.update({key: shared[key] for key in _stored(index, list(shared), known=fused)})
     fused = session_prefer(fused, top=SESSION_TOP, bonus=SESSION_BONUS)
     fused = asking_lower(fused, index.ask_shares(list(fused)))
-    if focus is not None and (focus.window or named):
+    if focus is not None and (focus.window or named or focus.listener):
         pool.update(_hits_fetch(index, [key for key in fused if key not in pool]))
-        fused = focus_prefer(fused, pool, window=focus.window, speakers=named)
+        fused = focus_prefer(fused, pool, window=focus.window, speakers=named,
+                             listener=focus.listener)
     order = sorted(fused, key=lambda key: (-fused[key], key))[:k]
     pool.update(_hits_fetch(index, [key for key in order if key not in pool]))
     return [_fused_hit(pool[key], fused[key], dense=dense_norm.get(key, 0.0),
@@ -290,28 +285,6 @@ def _dense_candidates(index: MemoryIndex, collections: tuple[str, ...], query: s
             dense[_hit_key(hit)] = hit.score
             pool[_hit_key(hit)] = hit
     return pool, dense, embedding
-
-
-def focus_prefer(fused: dict[Key, float], hits: dict[Key, Hit], *, window: TimeWindow | None,
-                 speakers: set[str]) -> dict[Key, float]:
-    """Fused scores with the question's preferences added: lines of the time it names, lines
-    of the speakers it names."""
-    preferred = {}
-    for key, score in fused.items():
-        hit = hits.get(key)
-        if hit is not None and _hit_in_window(hit, window):
-            score += DATE_BONUS
-        if hit is not None and speakers and speaker_name(hit.metadata) in speakers:
-            score += SPEAKER_BONUS
-        preferred[key] = score
-    return preferred
-
-
-def _hit_in_window(hit: Hit, window: TimeWindow | None) -> bool:
-    if window is None or hit.collection != "turns":
-        return False
-    day = timestamp_day(str(hit.metadata.get("timestamp") or ""))
-    return day is not None and window.holds(day)
 
 
 def keyword_search(index: MemoryIndex, collections: tuple[str, ...], query: str, *,

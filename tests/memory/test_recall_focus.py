@@ -9,7 +9,13 @@ from datetime import date
 import pytest
 
 from memory.keyword_index.bm25 import KeywordPart
-from memory.recall.focus import TimeWindow, names_strip, speakers_named, time_window
+from memory.recall.focus import (
+    TimeWindow,
+    focus_read,
+    names_strip,
+    speakers_named,
+    time_window,
+)
 from memory.recall.rag import query_user_history
 from memory.recall.speaker_names import FUZZY_PAIRS_MAX
 from memory.vectors.index import MemoryIndex
@@ -148,6 +154,26 @@ def test_a_question_about_last_month_counts_from_the_day_it_is_asked(chats):
 
 def test_a_question_naming_a_speaker_prefers_their_lines(chats):
     assert _first(chats, "What did John paint?") == "Nice! I painted a small horse, just a sketch."
+
+
+@pytest.mark.parametrize("question", [
+    "what did i paint again? nah i mean u, what did u paint",
+    "What did I paint? And what about you?",
+])
+def test_a_question_turned_to_the_listener_prefers_the_characters_lines(chats, question):
+    assert _first(chats, question) == "Nice! I painted a small horse, just a sketch."
+
+
+@pytest.mark.parametrize("question, listener", [
+    ("no wait, I mean you, which one's yours?", True),
+    ("不是，我问的是你", True),
+    ("那你呢？", True),
+    ("and you told me about it, what was it?", False),
+    ("what about your sister?", False),
+    ("我问你呢", False),
+])
+def test_a_turn_to_the_listener_is_read_from_the_words_that_make_it(question, listener):
+    assert focus_read(question).listener is listener
 
 
 def test_the_words_naming_a_speaker_are_left_out_of_the_search():
