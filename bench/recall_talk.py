@@ -1119,6 +1119,137 @@ HELD11_PLANTED: dict[str, list[tuple[str, int, str]]] = {
 held_out_add(HELD11_PROBES, HELD11_PLANTED)
 
 
+# A twelfth held-out set (2026-12-05): written before any change it measures, by a writer who
+# did not read the app's recall, on LoCoMo conv-26 and conv-44, conv-41 played as a group (a
+# question to Rook about what Maria said), REALTALK Chat_6 and Chat_9, MemDaily u41, u46, u47 and
+# u48; facts no earlier set asked. Follow-ups leaning on the line before ("how long have u been at
+# it again", "what was the one u switched to after the duck one", 那我妈呢？, 那她生日是哪天？,
+# 那她平时有啥爱好？), corrections that switch whose fact is asked (nah I mean you / urs / u, 不是，
+# 我问的是我同事 / 我表哥的 / 我叔叔), vague times (a while back, ages ago, way back, 前阵子, 上回),
+# a question at the end of a chatty message (anyway, btw, 话说, or no pivot at all), typos and
+# slang (u, ur, wat, fav, lol, smh), colloquial Chinese (来着, 啥, 咋, 俺), a category or a
+# paraphrase the chat never uses (sporty fundraiser for a charity race, space thing for a meteor
+# shower, milestone for first steps, necklaces for jewelry, the food that made u puke for ginger,
+# what ur parents trained u to do for competitive eating, that creepy youtuber for Nexpo, 运动 for
+# 瑜伽, 脚上天天穿的那双 for 斯凯奇GoWalk5, 跟八音盒有关的音乐会 for 音乐盒之韵·手作音乐会,
+# 逛运动品牌店、试新款的活动 for 运动品牌体验购), the player's own facts in the chats asked in other
+# words (what I make those necklaces from, the trick for my brisket), planted in words the question
+# does not use (sport for a bouldering gym, trade for HVAC night classes, 结婚那会儿去哪儿玩 for
+# 蜜月) or told in a lead-in turn (a dock diving club asked as a water thing, LASIK as an eye thing,
+# 西式面点师证, 大理, 千岛湖环湖骑行, 腾冲). Played alone with --only "held out 12".
+# On 4cb3d954 (main's recall, before any change it measures; 2026-12-05 02:26-02:29, load 3-4),
+# played alone (--only "held out 12"): found 38/40, @5 30/40, @10 35/40; by file: conv-26 5/5,
+# 5/5, 5/5; conv-44 4/5, 1/5, 3/5; Chat_6 4/5, 4/5, 4/5; Chat_9 5/5, 3/5, 5/5; u41 4/4, 4/4, 4/4;
+# u46 4/4, 3/4, 4/4; u47 4/4, 4/4, 4/4; u48 4/4, 4/4, 4/4; group conv-41 4/4, 2/4, 2/4 (found,
+# @5, @10). No probe was changed after the run.
+HELD12 = "held out 12"
+HELD12_PROBES: dict[str, list[tuple[str, list[str], list[str]]]] = {
+    "locomo/conv-26.json": [
+        (HELD12, ["that sporty fundraiser thing you did ages ago, what cause was it for?"],
+         ["D2:1", "D2:2"]),
+        (HELD12, ["what was that space thing you and the kids saw on a camping trip?"],
+         ["D10:14"]),
+        (HELD12, ["how long have I been making art again?",
+                  "nah I mean you, how long have you been into it?"], ["D16:8"]),
+        (HELD12, ["ugh, spent all afternoon on adoption paperwork and the printer jammed twice, so "
+                  "that was fun. anyway, what was that milestone of your youngest you said you'll "
+                  "never forget?"], ["D10:20"]),
+        (HELD12, ["what's that sport I've been doing after work lately?"], ["P4"]),
+    ],
+    "locomo/conv-44.json": [
+        (HELD12, ["you and your gf still hunting down new cafes?",
+                  "what'd you two eat at that one you found ages ago, the one that smelled so "
+                  "good?"], ["D3:17"]),
+        (HELD12, ["what's that class I take the pups to twice a week?",
+                  "nah i mean u, what did u get into back when u couldnt go hiking"], ["D10:12"]),
+        (HELD12, ["the pups dug up half the garden again and Pixie rolled in something gross, so "
+                  "it's bath time for everyone lol. btw what do I make those necklaces of mine "
+                  "from again? someone at the park asked and I blanked"], ["D22:4", "D22:5"]),
+        (HELD12, ["wats ur fav bird again, u told me like way back"], ["D1:16"]),
+        (HELD12, ["ok so I signed the pups up for a dock diving club, first session is Saturday!",
+                  *SMALL_TALK, "what's that water thing I got the dogs into?"], ["said:0"]),
+    ],
+    "group:locomo/conv-41.json": [
+        (HELD12, ["Rook, what did Maria say the shelter gave her a while back? some kind of "
+                  "award?"], ["D29:1"]),
+        (HELD12, ["Maria was planning some game thing for the shelter fundraiser, right Rook?",
+                  "what kind of tournament was it again?"], ["D15:18"]),
+        (HELD12, ["Rook, who was that woman Maria met at the shelter, the one who lost her job and "
+                  "went through a divorce?"], ["D7:5"]),
+        (HELD12, ["Rook, where did Maria say her family road-tripped to when she was a kid?"],
+         ["D18:3"]),
+    ],
+    "realtalk-dev/Chat_6_Vanessa_Nicolas.json": [
+        (HELD12, ["u still doing ur night skincare thing?", "how long have u been at it again"],
+         ["D14:34"]),
+        (HELD12, ["whats my fav fruit again", "nah i mean urs"], ["D18:33"]),
+        (HELD12, ["bro my roommate left the bathroom light on for like 3 days straight and the "
+                  "electric bill came today smh. what was that thing ur parents trained u to do as "
+                  "a kid"], ["D4:73", "D4:74", "D4:77"]),
+        (HELD12, ["a while back u told me about some food that made u puke at a sushi place as a "
+                  "kid, wat was it again"], ["D21:43"]),
+        (HELD12, ["what trade did i say im going to school for"], ["P3"]),
+    ],
+    "realtalk-dev/Chat_9_Fahim_Akib.json": [
+        (HELD12, ["u still doing ur big books year thing?",
+                  "what was the one u switched to after the duck one"], ["D13:5"]),
+        (HELD12, ["who'd i wanna have over for lunch again, musk right?",
+                  "nah i mean u, who'd u pick"], ["D6:13", "D6:84"]),
+        (HELD12, ["bro the raccoons got into my trash again and i was picking chicken bones off "
+                  "the driveway at 7am smh. btw whats the trick i told u for my brisket"],
+         ["D4:54"]),
+        (HELD12, ["that creepy youtuber u recommended a while back, whats his name"], ["D18:7"]),
+        (HELD12, ["oh btw im finally getting lasik next friday, no more glasses lol",
+                  *SMALL_TALK, "whats that eye thing im getting done again"], ["said:0"]),
+    ],
+    "memdaily-zh-dev/memdaily-u41.json": [
+        (HELD12, ["我舅妈在哪儿上班来着？", "那我妈呢？"], ["D6:7"]),
+        (HELD12, ["我下属今年多大了？", "不是，我问的是我同事"], ["D4:1"]),
+        (HELD12, ["今天进了一百斤海鲜，杀鱼杀到手都泡白了，晚上还得盯着备料。"
+                  "话说前阵子说的那个逛运动品牌店、试新款的活动，要搞多久来着？"], ["D4:14"]),
+        (HELD12, ["跟你说，我下个月要去考西式面点师证，这阵子天天晚上练裱花。", *SMALL_TALK_ZH,
+                  "我下个月要考的那个证是啥来着？"], ["said:0"]),
+    ],
+    "memdaily-zh-dev/memdaily-u46.json": [
+        (HELD12, ["我表哥个子多高来着？", "那我同事呢？"], ["D8:7"]),
+        (HELD12, ["我下属邮箱是多少来着？", "不是，我问的是我表哥的"], ["D6:6"]),
+        (HELD12, ["今天药房排队的人一直排到门口，一站就是八个小时，腿都肿了。"
+                  "话说那个跟八音盒有关的音乐会，有多少人参加来着？"], ["D1:6", "D7:3"]),
+        (HELD12, ["跟你说，我下个月要去大理休年假，在洱海边上住一礼拜。", *SMALL_TALK_ZH,
+                  "我休假要去哪儿来着？"], ["said:0"]),
+    ],
+    "memdaily-zh-dev/memdaily-u47.json": [
+        (HELD12, ["我下属叫啥来着？", "那她生日是哪天？"], ["D4:5"]),
+        (HELD12, ["我舅妈在哪儿上班来着？", "不是，我问的是我叔叔"], ["D9:5"]),
+        (HELD12, ["今天跑了三个客户，嘴皮子都磨破了，回来路上还堵了一个钟头。"
+                  "俺叔平时爱搞啥运动来着？"], ["D8:1", "D9:4"]),
+        (HELD12, ["跟你说，我报名了下个月的千岛湖环湖骑行，一百二十公里呢。", *SMALL_TALK_ZH,
+                  "我下个月要去骑的那圈是在哪儿来着？"], ["said:0"]),
+    ],
+    "memdaily-zh-dev/memdaily-u48.json": [
+        (HELD12, ["上回跟你说我脚上天天穿的那双，是啥牌子来着？"], ["D5:9", "D5:10"]),
+        (HELD12, ["我婶婶是干啥的来着？", "那她平时有啥爱好？"], ["D6:7"]),
+        (HELD12, ["我跟我老伴儿结婚那会儿是去哪儿玩的来着？"], ["P4"]),
+        (HELD12, ["跟你说，我下个月要去云南腾冲泡温泉，请了五天假。", *SMALL_TALK_ZH,
+                  "咋又忘了，我下个月请假是要去哪儿来着？"], ["said:0"]),
+    ],
+}
+HELD12_PLANTED: dict[str, list[tuple[str, int, str]]] = {
+    "locomo/conv-26.json": [
+        ("P4", 13, "I signed up at a bouldering gym near my place, three evenings a week now and "
+                   "my forearms are wrecked."),
+    ],
+    "realtalk-dev/Chat_6_Vanessa_Nicolas.json": [
+        ("P3", 15, "signed up for hvac night classes at the community college, tues n thurs, "
+                   "maybe ill finally stop job hunting lol"),
+    ],
+    "memdaily-zh-dev/memdaily-u48.json": [
+        ("P4", 4, "我跟我爱人当年蜜月是去的厦门鼓浪屿，在岛上住了一个礼拜。"),
+    ],
+}
+held_out_add(HELD12_PROBES, HELD12_PLANTED)
+
+
 class RoundProvider:
     """Answers at once; keeps every request of the last turn (a group's round)."""
 
