@@ -121,7 +121,11 @@ SAID_INSTEAD: tuple[tuple[tuple[str, ...], tuple[str, ...]], ...] = (
       "pooch"), ("dog", "puppy", "pup", "doggo", "pooch", *_DOG_BREEDS)),
     (("cat", "cats", "kitty", "kitties", "kitten", "kittens", "kitteh"),
      ("cat", "kitten", "kitty", *_CAT_BREEDS)),
-    (("bird", "birds", "birdie"), ("bird", *_BIRDS)),
+    # A favourite bird is told by its kind, wild ones too ("Eagles have always mesmerized me").
+    (("bird", "birds", "birdie"),
+     ("bird", *_BIRDS, "eagle", "eagles", "hawk", "owl", "owls", "falcon", "hummingbird",
+      "penguin", "penguins", "flamingo", "robin", "crow", "raven", "peacock", "swan", "heron",
+      "pelican", "woodpecker", "cardinal", "bluejay", "blue jay", "sparrow", "pigeon")),
     # An animal is asked by its class and told by its kind ("what animal am i babysitting" for
     # "the neighbors iguana that we're watching", "critters" for "I would get two turtles").
     (("animal", "animals", "critter", "critters", "creature", "creatures", "reptile",
@@ -200,6 +204,10 @@ SAID_INSTEAD: tuple[tuple[tuple[str, ...], tuple[str, ...]], ...] = (
     (("weirdest", "grossest", "strangest", "oddest", "nastiest", "most disgusting", "weird",
       "gross", "strange"),
      ("weirdest", "grossest", "strangest", "oddest", "nastiest", "disgusting")),
+    # An award is told by what was given ("they gave me a medal!").
+    (("award", "awards", "prize", "prizes"),
+     ("award", "medal", "trophy", "prize", "certificate", "plaque", "honor", "honour",
+      "recognition", "ribbon")),
     (("film",), ("movie",)),
     (("movie",), ("film",)),
     # One person by the words for them: "my boss" is the supervisor a line names ("manager"
@@ -285,6 +293,8 @@ SAID_INSTEAD: tuple[tuple[tuple[str, ...], tuple[str, ...]], ...] = (
     # 14:00", "定在下周六"). A word, not a kind of fact (NOT_KINDS).
     (("几号", "哪天", "哪一天", "什么时候", "啥时候", "几点", "什么日子", "日期"),
      ("时间", "日期", "定在")),
+    # How many came is told as the size ("…手作音乐会的规模是五千人").
+    (("多少人", "几个人", "人数"), ("规模", "人数", "参加")),
     # How long is asked as 多久 and told as the span ("异域瑜伽之旅的持续时间是四个周", 为期三天).
     (("多久", "多长时间", "多少天", "持续多久"), ("持续", "时长", "为期", "天数")),
     (("女儿", "闺女"), ("女儿", "闺女")),
@@ -422,8 +432,9 @@ WORDS_EN = frozenset(word for keys, words in SAID_INSTEAD for word in (*keys, *w
 # Rows of words said instead that name no kind of personal fact (keyed by their first key): a
 # name is asked of anything ("what's the name of that band?"), so a question saying "name" is
 # not taken for one about the asker's own fact, and a line saying "called" is no telling of it.
-NOT_KINDS = frozenset({"name", "名字", "boss", "领导", "老婆", "老公", "几号", "多久", "女儿",
-                       "儿子", "weirdest", "called", "coffee", "training", "landlord", "房东"})
+NOT_KINDS = frozenset({"name", "名字", "boss", "领导", "老婆", "老公", "几号", "多久", "多少人",
+                       "女儿", "儿子", "weirdest", "called", "coffee", "training", "landlord",
+                       "房东", "award"})
 
 
 def kinds_asked(text: str) -> list[tuple[str, tuple[str, ...]]]:

@@ -24,7 +24,8 @@ TRIGGERS_EN = ["remember", "last time", "before", "earlier", "recall", "back the
 ASKING_ZH = ["说过", "提过", "讲过", "聊过", "那天", "上周", "上星期", "上个月", "前几天", "前阵子"]
 ASKING_EN = ["what did i tell you", "did i tell you", "did i ever tell you", "what did i say",
              "did i mention", "i mentioned", "you mentioned", "the other day", "last week",
-             "last month", "a while ago", "a few days ago"]
+             "last month", "a while ago", "a few days ago", "a while back",
+             "ages ago", "a long time ago", "long ago", "back in the day", "you told me"]
 # "上次说的那个X" asks for X: what one said of it is how it is asked (说过 above).
 ZH_FILLERS_LEADING = ["你们", "您", "你", "我们", "咱们", "我", "他们", "她们", "他", "她", "的", "跟", "和",
                       "吗", "呢", "说的", "提到的", "讲的"]

@@ -92,6 +92,19 @@ def test_chat_fillers_go_and_question_words_typed_without_apostrophe_are_written
     assert query_extract(text) == query
 
 
+@pytest.mark.parametrize("text, query", [
+    # A vague time says only "in the past": searched, "while", "back" and "ages" drew lines
+    # saying them. What was told to the player is asked as what was said.
+    ("a while back u told me about some food that made u puke",
+     "about some food that made you puke"),
+    ("ages ago my wallet got swiped, what was I doing?", "my wallet got swiped what was I doing"),
+    ("back in the day what did i do", "what did i do"),
+    ("the way back home", "the way back home"),
+])
+def test_a_vague_time_and_what_was_told_are_no_words_of_the_question(text, query):
+    assert query_extract(text) == query
+
+
 def test_small_talk_asks_nothing_to_remember():
     assert recall_mode("Where do you work now?") is None and recall_mode("今天天气不错") is None
 

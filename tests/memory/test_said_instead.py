@@ -258,6 +258,13 @@ def test_duobig_after_a_person_or_a_time_asks_an_age(question):
                                     "今天天气不错。"]),
     ("那个瑜伽之旅要搞多久来着", ["瑜伽之旅的地点是上海。", "瑜伽之旅的持续时间是四个周。",
                                   "今天天气不错。"]),
+    # A wild bird by its kind, an award by what was given, how many came by the size.
+    ("wats ur fav bird again", ["I bought a lamp.", "Eagles have always mesmerized me",
+                                "Nice weather."]),
+    ("what award did the shelter give her?", ["The shelter is downtown.", "they gave me a medal "
+                                              "last week!", "Nice weather."]),
+    ("那个音乐会有多少人参加来着", ["音乐会的地点是上海。", "音乐会的规模是五千人。",
+                                    "今天天气不错。"]),
     # A day asked as 几号 / 啥时候 is told as its time.
     ("交流盛典是几号", ["交流盛典的地点是广东深圳。", "交流盛典的时间是2024-04-13 14:00。",
                         "今天天气不错。"]),
