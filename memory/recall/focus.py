@@ -107,13 +107,23 @@ SPEAKER_BONUS = 0.3
 _LISTENER_TURN = re.compile(
     r"(?<![a-z'’])(?:i\s+meant?|what\s+about|how\s+about|and)\s+(?:you|u|yours|urs|your\s+one|"
     r"ur\s+one)(?![a-z'’])(?!\s+(?:told|said|mentioned|remember|know|think|tell|asked)\b)"
-    r"|我(?:问|说)的是你|(?:^|[，,。！!？?\s])那?你呢\s*[？?]?\s*$", re.IGNORECASE)
+    r"|我(?:问|说)的是你", re.IGNORECASE)
+_CLAUSE_ENDS = "，,。！!？?；; \t\n"
 
 
 def focus_read(question: str, *, now: date | None = None) -> QuestionFocus:
     return QuestionFocus(window=time_window(question, now=now),
                          words=tuple(re.findall(r"\b[A-Z][a-zA-Z'-]+", question)),
-                         listener=_LISTENER_TURN.search(question[:SCAN_CHARS]) is not None)
+                         listener=_turned_to_listener(question[:SCAN_CHARS]))
+
+
+def _turned_to_listener(question: str) -> bool:
+    """_LISTENER_TURN, or a message ending in "(那)你呢？" alone in its clause."""
+    if _LISTENER_TURN.search(question):
+        return True
+    tail = question.rstrip(_CLAUSE_ENDS)
+    before = tail[:-2].removesuffix("那")
+    return tail.endswith("你呢") and (not before or before[-1] in _CLAUSE_ENDS)
 
 
 def focus_prefer(fused: dict[Key, float], hits: dict[Key, Hit], *, window: TimeWindow | None,
