@@ -290,13 +290,24 @@ def english_ranks() -> dict[str, int]:
     return {word: rank for rank, word in enumerate(dict.fromkeys(words))}
 
 
+# Everyday chat words the models' vocabularies lack (food, apps, slang): read as typos, they
+# were "corrected" to a word the session held ("made u puke at a sushi place": pike). The
+# commonest, not all; a rank after every word of english_ranks.
+CHAT_ENGLISH = frozenset("""
+puke puked puking barf barfed yummy yum comfy hangry cringe cringy selfie selfies vape vaping
+emoji emojis binge bingeing meme memes vibing sorta sus boba matcha ramen sushi tacos
+burrito burritos kimchi wifi spotify tiktok snapchat lyft airbnb playlist playlists smoothie
+smoothies latte lattes avocado brunch takeout hungover hangover gramps podcast podcasts
+""".split())
+
+
 def english_words() -> frozenset[str]:
     return _english_set()
 
 
 @functools.cache
 def _english_set() -> frozenset[str]:
-    return frozenset(english_ranks())
+    return frozenset(english_ranks()) | CHAT_ENGLISH
 
 
 def english(word: str) -> bool:

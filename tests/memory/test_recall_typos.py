@@ -137,7 +137,8 @@ def test_an_unreadable_keyword_index_corrects_nothing():
 def test_an_english_word_the_session_lacks_is_not_taken_for_a_slip():
     class Session:
         def counts(self, terms):
-            return {term: int(term in {"disgust", "chill", "film"}) for term in terms}
+            return {term: int(term in {"disgust", "chill", "film", "pike", "sushi"})
+                    for term in terms}
 
         def like(self, *, first, lengths, limit):
             return []
@@ -145,6 +146,8 @@ def test_an_english_word_the_session_lacks_is_not_taken_for_a_slip():
     assert typos_correct("what were we discussing about the child", Session()).changes == {}
     assert typos_correct("what flims were we discussing", Session()).changes == {
         "flims": "films"}
+    # A chat word the models' vocabularies lack is no slip of a word the session holds.
+    assert typos_correct("that food that made u puke at a sushi place", Session()).changes == {}
     # No word of the session is as near: an English word, for the dense side to read.
     assert typos_correct("any hobbbies", Session()).changes == {"hobbbies": "hobbies"}
 
