@@ -204,6 +204,11 @@ SAID_INSTEAD: tuple[tuple[tuple[str, ...], tuple[str, ...]], ...] = (
     (("weirdest", "grossest", "strangest", "oddest", "nastiest", "most disgusting", "weird",
       "gross", "strange"),
      ("weirdest", "grossest", "strangest", "oddest", "nastiest", "disgusting")),
+    # A surface is told by what covers it ("what surface did I want in the studio?" for "I'm
+    # after Marley flooring").
+    (("surface", "surfaces"),
+     ("floor", "flooring", "floors", "countertop", "countertops", "hardwood", "tile", "tiles",
+      "carpet", "laminate", "vinyl", "concrete", "marble", "granite")),
     # An award is told by what was given ("they gave me a medal!").
     (("award", "awards", "prize", "prizes"),
      ("award", "medal", "trophy", "prize", "certificate", "plaque", "honor", "honour",
@@ -434,7 +439,7 @@ WORDS_EN = frozenset(word for keys, words in SAID_INSTEAD for word in (*keys, *w
 # not taken for one about the asker's own fact, and a line saying "called" is no telling of it.
 NOT_KINDS = frozenset({"name", "名字", "boss", "领导", "老婆", "老公", "几号", "多久", "多少人",
                        "女儿", "儿子", "weirdest", "called", "coffee", "training", "landlord",
-                       "房东", "award"})
+                       "房东", "award", "surface"})
 
 
 def kinds_asked(text: str) -> list[tuple[str, tuple[str, ...]]]:
