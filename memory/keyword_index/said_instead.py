@@ -204,6 +204,10 @@ SAID_INSTEAD: tuple[tuple[tuple[str, ...], tuple[str, ...]], ...] = (
     (("weirdest", "grossest", "strangest", "oddest", "nastiest", "most disgusting", "weird",
       "gross", "strange"),
      ("weirdest", "grossest", "strangest", "oddest", "nastiest", "disgusting")),
+    # How many came is told as attending ("how many people showed up" for "There were 7 people
+    # that attended").
+    (("how many people", "showed up", "show up", "turnout", "how many came", "how many guests"),
+     ("attended", "attend", "attendance", "turnout", "guests", "crowd", "showed up")),
     # A surface is told by what covers it ("what surface did I want in the studio?" for "I'm
     # after Marley flooring").
     (("surface", "surfaces"),
@@ -439,7 +443,7 @@ WORDS_EN = frozenset(word for keys, words in SAID_INSTEAD for word in (*keys, *w
 # not taken for one about the asker's own fact, and a line saying "called" is no telling of it.
 NOT_KINDS = frozenset({"name", "名字", "boss", "领导", "老婆", "老公", "几号", "多久", "多少人",
                        "女儿", "儿子", "weirdest", "called", "coffee", "training", "landlord",
-                       "房东", "award", "surface"})
+                       "房东", "award", "surface", "how many people"})
 
 
 def kinds_asked(text: str) -> list[tuple[str, tuple[str, ...]]]:

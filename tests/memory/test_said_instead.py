@@ -261,6 +261,8 @@ def test_duobig_after_a_person_or_a_time_asks_an_age(question):
     # A wild bird by its kind, an award by what was given, how many came by the size.
     ("wats ur fav bird again", ["I bought a lamp.", "Eagles have always mesmerized me",
                                 "Nice weather."]),
+    ("how many people showed up to his party?", ["I bought a lamp.", "Seven friends attended "
+                                                 "in the end", "Nice weather."]),
     ("what surface did I want in the studio?", ["I bought a lamp.", "I'm after Marley "
                                                 "flooring, it's grippy", "Nice weather."]),
     ("what award did the shelter give her?", ["The shelter is downtown.", "they gave me a medal "
