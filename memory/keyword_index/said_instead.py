@@ -302,6 +302,8 @@ SAID_INSTEAD: tuple[tuple[tuple[str, ...], tuple[str, ...]], ...] = (
     # 14:00", "定在下周六"). A word, not a kind of fact (NOT_KINDS).
     (("几号", "哪天", "哪一天", "什么时候", "啥时候", "几点", "什么日子", "日期"),
      ("时间", "日期", "定在")),
+    # Abroad in any of its words ("去外国练瑜伽的活动" for "异域瑜伽之旅…体验异国风光").
+    (("外国", "国外", "出国", "海外"), ("外国", "国外", "异国", "异域", "海外", "境外", "出国")),
     # How many came is told as the size ("…手作音乐会的规模是五千人").
     (("多少人", "几个人", "人数"), ("规模", "人数", "参加")),
     # How long is asked as 多久 and told as the span ("异域瑜伽之旅的持续时间是四个周", 为期三天).
@@ -443,7 +445,7 @@ WORDS_EN = frozenset(word for keys, words in SAID_INSTEAD for word in (*keys, *w
 # not taken for one about the asker's own fact, and a line saying "called" is no telling of it.
 NOT_KINDS = frozenset({"name", "名字", "boss", "领导", "老婆", "老公", "几号", "多久", "多少人",
                        "女儿", "儿子", "weirdest", "called", "coffee", "training", "landlord",
-                       "房东", "award", "surface", "how many people"})
+                       "房东", "award", "surface", "how many people", "外国"})
 
 
 def kinds_asked(text: str) -> list[tuple[str, tuple[str, ...]]]:

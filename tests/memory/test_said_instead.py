@@ -261,6 +261,8 @@ def test_duobig_after_a_person_or_a_time_asks_an_age(question):
     # A wild bird by its kind, an award by what was given, how many came by the size.
     ("wats ur fav bird again", ["I bought a lamp.", "Eagles have always mesmerized me",
                                 "Nice weather."]),
+    ("那个去外国练瑜伽的活动叫啥", ["瑜伽阅读汇在上海。", "异域瑜伽之旅的主要内容是体验异国"
+                                    "风光，开展户外教学。", "今天天气不错。"]),
     ("how many people showed up to his party?", ["I bought a lamp.", "Seven friends attended "
                                                  "in the end", "Nice weather."]),
     ("what surface did I want in the studio?", ["I bought a lamp.", "I'm after Marley "
