@@ -208,6 +208,10 @@ SAID_INSTEAD: tuple[tuple[tuple[str, ...], tuple[str, ...]], ...] = (
     # that attended").
     (("how many people", "showed up", "show up", "turnout", "how many came", "how many guests"),
      ("attended", "attend", "attendance", "turnout", "guests", "crowd", "showed up")),
+    # What one switched to is told as what one does instead ("the one u switched to after the
+    # duck one" for "Instead of ducks newburyport, I started reading 2666").
+    (("switched to", "switch to", "swapped to", "changed to", "moved on to"),
+     ("instead", "switched", "swapped", "replaced", "moved on")),
     # A surface is told by what covers it ("what surface did I want in the studio?" for "I'm
     # after Marley flooring").
     (("surface", "surfaces"),
@@ -445,7 +449,8 @@ WORDS_EN = frozenset(word for keys, words in SAID_INSTEAD for word in (*keys, *w
 # not taken for one about the asker's own fact, and a line saying "called" is no telling of it.
 NOT_KINDS = frozenset({"name", "名字", "boss", "领导", "老婆", "老公", "几号", "多久", "多少人",
                        "女儿", "儿子", "weirdest", "called", "coffee", "training", "landlord",
-                       "房东", "award", "surface", "how many people", "外国"})
+                       "房东", "award", "surface", "how many people", "外国",
+                       "switched to"})
 
 
 def kinds_asked(text: str) -> list[tuple[str, tuple[str, ...]]]:

@@ -263,6 +263,8 @@ def test_duobig_after_a_person_or_a_time_asks_an_age(question):
                                 "Nice weather."]),
     ("那个去外国练瑜伽的活动叫啥", ["瑜伽阅读汇在上海。", "异域瑜伽之旅的主要内容是体验异国"
                                     "风光，开展户外教学。", "今天天气不错。"]),
+    ("what was the book u switched to?", ["I bought a lamp.", "Instead of that one I started "
+                                          "reading 2666", "Nice weather."]),
     ("how many people showed up to his party?", ["I bought a lamp.", "Seven friends attended "
                                                  "in the end", "Nice weather."]),
     ("what surface did I want in the studio?", ["I bought a lamp.", "I'm after Marley "
