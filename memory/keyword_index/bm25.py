@@ -47,7 +47,7 @@ DEAD_MAX = 10_000
 
 # What a snapshot's tokens were made by: a snapshot of another version is not used (the log's
 # texts are read again), so a change of the tokenizer never mixes old and new tokens.
-TOKENS_VERSION = f"snowball-en+irregular+zh-bigrams+stated4/context-{CONTEXT_BEFORE}"
+TOKENS_VERSION = f"snowball-en+irregular+zh-bigrams+stated5/context-{CONTEXT_BEFORE}"
 
 
 def turn_tokens(text: str, metadata: dict[str, Any]) -> tuple[list[str], int]:

@@ -100,7 +100,7 @@ STATED: dict[str, re.Pattern[str]] = {
                         r"(?!it\b|that\b|this\b|the\s|a\s|an\s|trouble\b|bed\b|town\b|work\b|"
                         r"college|school|uni|traffic|lately|recently)[a-z]"),
     "爱好": re.compile(r"(?<!不)(?:爱|喜欢)(?:学|练|打|下|玩|做|编|集|攀|画|弹|拉|唱|跳|捣鼓|"
-                     r"种|养|拍|写|钓|爬|骑|滑|收藏|研究|折腾)|迷上|热衷|沉迷|痴迷"),
+                     r"种|养|拍|写|钓|爬|登|骑|滑|游|逛|收藏|研究|折腾)|迷上|热衷|沉迷|痴迷"),
 }
 
 

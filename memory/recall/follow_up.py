@@ -57,7 +57,8 @@ _WORD = re.compile(r"[a-z']+")
 
 # Who a pronoun stands for, when the line before asked about someone ("我下属是哪里人来着？" then
 # "那他多大了？"): the possessor and the person words that open it, or "my/your … sister (Claire)".
-POSSESSORS_ZH = ("我们的", "我的", "我们", "我", "咱们的", "咱们", "咱", "你的", "你")
+POSSESSORS_ZH = ("我们的", "我的", "我们", "我", "咱们的", "咱们", "咱", "俺们的", "俺们", "俺的",
+                 "俺", "你的", "你")
 # "我那个下属" is 我下属: the word points at the person, it names no one else.
 DEMONSTRATIVES_ZH = ("那个", "这个", "那位", "这位")
 POSSESSIVES_EN = frozenset("my your our their his her".split())

@@ -27,7 +27,7 @@ ASKING_EN = ["what did i tell you", "did i tell you", "did i ever tell you", "wh
              "last month", "a while ago", "a few days ago", "a while back",
              "ages ago", "a long time ago", "long ago", "back in the day", "you told me"]
 # "上次说的那个X" asks for X: what one said of it is how it is asked (说过 above).
-ZH_FILLERS_LEADING = ["你们", "您", "你", "我们", "咱们", "我", "他们", "她们", "他", "她", "的", "跟", "和",
+ZH_FILLERS_LEADING = ["你们", "您", "你", "我们", "咱们", "我", "俺们", "俺", "他们", "她们", "他", "她", "的", "跟", "和",
                       "吗", "呢", "说的", "提到的", "讲的"]
 # 来着 ("…again?") ends a question the way 呢 does: "我是哪里人来着？" asks for 哪里人 alone.
 ZH_FILLERS_TRAILING = ["吗", "呢", "吧", "啊", "呀", "了", "的", "么", "来着"]

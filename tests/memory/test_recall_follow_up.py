@@ -90,6 +90,8 @@ def test_the_line_before_is_carried_as_one_question_and_only_its_end():
     ("那她多大了？", "我婶婶是做什么的？", "我婶婶多大了？"),
     # "那X呢？" and a correction name another person and ask what the question before asked.
     ("那我上司呢？", "我表弟生日是几号来着？", "我上司生日是几号来着？"),
+    # 俺 is the spoken 我.
+    ("那我爸呢？", "俺叔平时爱干啥来着？", "我爸平时爱干啥来着？"),
     ("不对，我是说我表姐的", "我表弟的电话是多少？", "我表姐的电话是多少？"),
     # 那个 points at the person, it names no one else.
     ("不是，我问的是我那个下属", "我表弟老家是哪儿的？", "我那个下属老家是哪儿的？"),

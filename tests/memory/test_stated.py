@@ -13,7 +13,7 @@ def test_a_lines_marks_are_what_the_patterns_read():
              "turned 30 last week", "I'm originally from Leeds", "我在银行上班", "我是东北人",
              "我表弟今年31岁。", "Nice weather today.", "i\tfix bikes for people",
              "heights freak me out", "i cant bring myself to swim", "我一直怕狗",
-             "she gave me a raise", "老板让我周末加班", "王芳是我表妹。", "我表哥特别爱攀岩。",
+             "she gave me a raise", "老板让我周末加班", "王芳是我表妹。", "我表哥特别爱攀岩。", "我老爸特别喜欢登山。",
              "I'm really into pottery now"]
     for line in lines:
         read = [STATED_MARK + kind for kind, pattern in STATED.items()
