@@ -1250,6 +1250,156 @@ HELD12_PLANTED: dict[str, list[tuple[str, int, str]]] = {
 held_out_add(HELD12_PROBES, HELD12_PLANTED)
 
 
+# A thirteenth held-out set (2026-12-05): written before any change it measures, by a writer who
+# did not read the app's recall, on LoCoMo conv-30, conv-42, conv-43 and conv-47, conv-26 played
+# as a group (a question to Rook about what Melanie said), REALTALK Chat_5, Chat_7 and Chat_10,
+# MemDaily u44 and u49; facts no earlier set asked. Follow-ups leaning on the line before ("wait is
+# it something you're selling?", "how long did u stay there that time", 那我爸呢？, 那我上司呢？),
+# corrections that turn the question to the other person (nah i mean you / u / urs, 不是，我问的是
+# 我同事 / 我下属), vague times (a while back, ages ago, way back, 前阵子), a question at the
+# end of a chatty message (anyway, btw, 话说, or no pivot at all), typos and slang (u, ur, wat, fav,
+# lol, rn, tbh, smh), colloquial Chinese (来着, 啥, 咋, 俺), a category or a paraphrase the chat
+# never uses (apps for Instagram and TikTok, sneaker brand for Nike, the timer thing for 25 minutes
+# on and 5 off, the old games I played as a kid for Super Mario and Zelda, helping people out for a
+# homeless shelter, pop singer for Ed Sheeran, the rappers for Playboi Carti and Lil Wayne, junk in
+# orbit for space garbage men, 在水里看艺术装置的展 for 泳动艺术盛宴),
+# the player's own facts in the chats asked in other words (the instrument I picked up, the study
+# trick I use, where I adopted Ned, my goal for the comp), planted in words the question does not
+# use (the doc and my leg for a physio and a torn meniscus, what my sister is studying to be for
+# nursing school, a secondhand bike for one off marketplace, 周末那份兼职 for teaching 围棋 at the
+# 少年宫) or told in a lead-in turn (a Thursday cake decorating class, a Lisbon dev meetup, CATTI,
+# turning the 小卖部 into a 超市). Played alone with --only "held out 13".
+# On fc74698c (main's recall, before any change it measures; 2026-12-05 03:17-03:27, load 1-3),
+# played alone (--only "held out 13"): found 40/40, @5 33/40, @10 38/40; by file: conv-30 4/4,
+# 4/4, 4/4; conv-42 4/4, 3/4, 4/4; conv-43 4/4, 4/4, 4/4; conv-47 4/4, 4/4, 4/4; Chat_5 4/4, 2/4,
+# 3/4; Chat_7 4/4, 3/4, 4/4; Chat_10 4/4, 4/4, 4/4; u44 4/4, 2/4, 3/4; u49 4/4, 4/4, 4/4; group
+# conv-26 4/4, 3/4, 4/4 (found, @5, @10). One expected id was fixed after the first run: conv-43's
+# "a while back i picked up some instrument" listed only D8:12 (the piano), but Tim later took up
+# the violin too (D21:11), which the writer had missed; on the first run, without D21:11, it was
+# at rank 8 (@5 32/40, every other figure the same). No other probe was changed after the run.
+HELD13 = "held out 13"
+HELD13_PROBES: dict[str, list[tuple[str, list[str], list[str]]]] = {
+    "locomo/conv-30.json": [
+        (HELD13, ["that camo hoodie pic you sent me was sick",
+                  "wait is it something you're selling?"], ["D16:3"]),
+        (HELD13, ["ugh posted a new routine vid last night and got like 12 views, my nephew says "
+                  "nobody my age knows how to do socials lol. anyway which apps did u say i should "
+                  "be posting on?"], ["D18:13"]),
+        (HELD13, ["what's my fav style to dance again?", "nah i mean you, what's yours?"],
+         ["D1:9"]),
+        (HELD13, ["what did the doc say i did to my leg a while back?"], ["P4"]),
+    ],
+    "locomo/conv-42.json": [
+        (HELD13, ["ur turtles still loving the sun?",
+                  "where'd u take them to the beach that time?"], ["D29:6"]),
+        (HELD13, ["what kinda movies am i into again?", "nah i mean u, what do u like watching?"],
+         ["D1:13", "D9:10"]),
+        (HELD13, ["my sister dragged me to her wedding cake tasting and I couldn't eat a single "
+                  "thing bc of the dairy, just sat there sipping water for two hours. who'd you "
+                  "share that vegan ice cream with last time?"], ["D16:8"]),
+        (HELD13, ["ages ago I was working on a script with my writers group, what was it called "
+                  "again?"], ["D9:3"]),
+    ],
+    "locomo/conv-43.json": [
+        (HELD13, ["a while back i picked up some instrument, which one was it again lol"],
+         ["D8:12", "D21:11"]),
+        (HELD13, ["who's my fav character in lord of the rings again?",
+                  "nah i mean urs, the one u have the painting of"], ["D27:24", "D27:27"]),
+        (HELD13, ["what sneaker brand did you sign that deal with way back?"],
+         ["D3:13", "D3:14", "D3:15"]),
+        (HELD13, ["exam week is killing me, three finals in two days and my roommate keeps "
+                  "practicing trumpet at midnight. btw what was that study trick i told u i use, "
+                  "the timer thing?"], ["D18:7"]),
+    ],
+    "locomo/conv-47.json": [
+        (HELD13, ["what instrument am i learning again?", "nah i mean u, what do u play?"],
+         ["D3:3"]),
+        (HELD13, ["ugh, the landlord finally fixed the heating but only after we spent three "
+                  "nights in hoodies lol. anyway where did i adopt ned from again?"], ["D5:1"]),
+        (HELD13, ["ages ago i told u about the old games i used to play for hours as a kid, which "
+                  "ones were they?"], ["D28:25"]),
+        (HELD13, ["ok news, I'm flying to Lisbon in december for a game dev meetup, first time in "
+                  "Portugal!", *SMALL_TALK, "where's that dev thing i'm going to again?"],
+         ["said:0"]),
+    ],
+    "group:locomo/conv-26.json": [
+        (HELD13, ["Melanie's been painting a ton lately, right Rook?",
+                  "what kind of stuff did she say she likes painting best?"], ["D14:30"]),
+        (HELD13, ["Rook, Melanie told us her whole family spent a day helping people out "
+                  "somewhere, where was it?"], ["D14:10"]),
+        (HELD13, ["Rook, which pop singer did Mel say she's into, besides the classical stuff?"],
+         ["D15:28"]),
+        (HELD13, ["Rook, a while back Mel got hurt and had to give something up for a bit, what "
+                  "was it?"], ["D17:8"]),
+    ],
+    "realtalk-dev/Chat_5_Nicolas_Nebraas.json": [
+        (HELD13, ["what sport did i play in my hs club again?", "nah i mean u, whats ur fav"],
+         ["D1:92"]),
+        (HELD13, ["ur bfs family still got that place in turkey?",
+                  "how long did u stay there that time"], ["D3:75"]),
+        (HELD13, ["ugh julio ate my leftover soup AND left the pot in the sink smh, and my neck is "
+                  "still messed up from sleeping weird. what was that movie i dragged my crush to "
+                  "a while back"], ["D17:20"]),
+        (HELD13, ["wait whats my sister studying to be rn"], ["P5"]),
+    ],
+    "realtalk-dev/Chat_7_Nebraas_Vanessa.json": [
+        (HELD13, ["who's my team again, the one on the losing streak?",
+                  "nah i mean u, who do u root for"], ["D9:14"]),
+        (HELD13, ["whats my goal for the bodybuilding comp again, like wat spot am i going for"],
+         ["D7:44"]),
+        (HELD13, ["ugh work was nonstop today, 14 appointments back to back and my protein shake "
+                  "exploded in my bag lol. anyway what color did u say u absolutely hate?"],
+         ["D3:18"]),
+        (HELD13, ["guess what, i got a spot in a cake decorating class on thursdays at the "
+                  "community college!!", *SMALL_TALK, "what am i learning on thursdays now lol"],
+         ["said:0"]),
+    ],
+    "realtalk-dev/Chat_10_Fahim_Muhhamed.json": [
+        (HELD13, ["who do i usually blast in the car?", "nah i mean u, which rappers were u into"],
+         ["D2:19"]),
+        (HELD13, ["a while back i told u about a manga about cleaning up junk in orbit, whats it "
+                  "called again"], ["D10:11"]),
+        (HELD13, ["trains were a mess this morning, flooding again n i had to wade thru like 2 "
+                  "inches of water to get to the platform smh. btw what course did u say u just "
+                  "started taking"], ["D12:14"]),
+        (HELD13, ["what brand was that secondhand bike i picked up tbh i forgot"], ["P6"]),
+    ],
+    "memdaily-zh-dev/memdaily-u44.json": [
+        (HELD13, ["俺叔平时爱干啥来着？", "那我爸呢？"], ["D6:6"]),
+        (HELD13, ["我上司老家是哪儿的来着？", "不是，我问的是我同事"], ["D5:1"]),
+        (HELD13, ["今天交了一份三万字的标书译稿，改到凌晨两点，眼睛酸得不行。"
+                  "话说我周末那份兼职是干啥的来着？"], ["P6"]),
+        (HELD13, ["跟你说，我下礼拜要去考CATTI二级笔译，紧张死了。", *SMALL_TALK_ZH,
+                  "咋又忘了，我下礼拜要考的那个是啥来着？"], ["said:0"]),
+    ],
+    "memdaily-zh-dev/memdaily-u49.json": [
+        (HELD13, ["我下属生日是哪天来着？", "那我上司呢？"], ["D6:8"]),
+        (HELD13, ["我表妹多高来着？", "不是，我问的是我下属"], ["D7:2"]),
+        (HELD13, ["前阵子说的那个在水里看艺术装置的展，要办多久来着？"], ["D10:3", "D8:3"]),
+        (HELD13, ["跟你说，我下个月要把小卖部扩成超市，隔壁那间门面已经租下来了。", *SMALL_TALK_ZH,
+                  "我下个月打算把店弄成啥来着？"], ["said:0"]),
+    ],
+}
+HELD13_PLANTED: dict[str, list[tuple[str, int, str]]] = {
+    "locomo/conv-30.json": [
+        ("P4", 14, "Physio says I tore the meniscus in my left knee at the comp, so no jumps or "
+                   "spins for six weeks."),
+    ],
+    "realtalk-dev/Chat_5_Nicolas_Nebraas.json": [
+        ("P5", 13, "my little sis maria just got into nursing school in phoenix, proudest big bro "
+                   "ever"),
+    ],
+    "realtalk-dev/Chat_10_Fahim_Muhhamed.json": [
+        ("P6", 14, "finally got a used road bike off fb marketplace, a blue trek, been riding it "
+                   "to work when it isnt pouring lol"),
+    ],
+    "memdaily-zh-dev/memdaily-u44.json": [
+        ("P6", 6, "我每周六上午去少年宫教小朋友下围棋，都教了三年了。"),
+    ],
+}
+held_out_add(HELD13_PROBES, HELD13_PLANTED)
+
+
 class RoundProvider:
     """Answers at once; keeps every request of the last turn (a group's round)."""
 
