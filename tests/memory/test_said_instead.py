@@ -322,7 +322,7 @@ def test_a_newborn_named_asks_no_birth():
     ("who's my manager again", "the head pharmacist karen chewed me out again for being late"),
     ("我领导是谁来着？", "周主任又把我调到夜班了。"),
     ("我平时有啥爱好来着？", "最近特别爱学外语，天天背单词。"),
-    ("我平时爱干啥来着？", "特别喜欢登山，一走就是一天。"),
+    ("我平时有啥爱好来着？", "特别喜欢登山，一走就是一天。"),
     ("what hobby am i into these days?", "I'm really into bouldering lately, three nights a "
                                          "week."),
 ])
