@@ -16,10 +16,10 @@ from dataclasses import dataclass
 from datetime import date, datetime, timedelta
 
 from memory.keyword_index.bm25 import speaker_name
+from memory.recall.feedback import Key
 from memory.recall.speaker_names import SpeakerNames
 from memory.vectors.index import Hit
 
-Key = tuple[str, str, str]  # collection, instance_id, doc_id
 SCAN_CHARS = 4000  # of a question, the first characters are read for a turn to the listener
 
 MONTHS = {name.lower(): number for number, name in enumerate(calendar.month_name) if name}
