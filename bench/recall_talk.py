@@ -1400,6 +1400,158 @@ HELD13_PLANTED: dict[str, list[tuple[str, int, str]]] = {
 held_out_add(HELD13_PROBES, HELD13_PLANTED)
 
 
+# A fourteenth held-out set (2026-12-05): written before any change it measures, by a writer who did
+# not read the app's recall, on LoCoMo conv-41, conv-44 and conv-47, conv-30 played as a group (a
+# question to Rook about what Gina said), REALTALK Chat_6, Chat_9 and Chat_10, MemDaily u42, u45 and
+# u48; facts no earlier set asked. Follow-ups leaning on the line before ("who was the resident that
+# wrote u that thank you letter again", "wait whats his name again", "who was it that noticed her
+# stuff again?", 那他个子多高？, 那她个儿多高？, 那他老家是哪儿的？), corrections that turn the
+# question to the other person or to another fact (nah i mean u / urs, 不是，我问的是我上司…,
+# 不对，我问的是她叫啥名儿 / 她念到啥程度了), vague times (way back, a while back, that time,
+# 前阵子, 上回), a question at the end of a chatty message (anyway, btw, 对了, 话说, or no pivot at
+# all), typos and slang (u, ur, wat, fav, rn, tbh, lol, smh, bro), colloquial Chinese (来着, 啥,
+# 个儿, 丫头), a category or a paraphrase the chat never uses (that fuzzy guy I had as a kid for a
+# childhood dog, sweet treat for a banana split sundae, the dream with the condiments for ketchup
+# and mustard, a fantasy roleplay game for Pathfinder, the big gentle one for a Bernese mountain
+# dog, the chef guy for Gordon Ramsay, the startup for portable smokers, 跟写毛笔字、读书有关的活动
+# for 书法阅美盛宴, 银行那个峰会 for 银行业交流峰会, 全世界的景点都搬过来的地方 for 世界之窗), the
+# player's own facts in the chats asked in other words (my title after the promotion, the flowers in
+# my garden, the sushi rolls I told you to start with, what beer Sam likes, what the cooking class
+# costs, my new idol, what I named the stray, my neighbours' lizard, my dream, my home country's
+# national flower), planted in words the question does not use (an old ride fixed up on weekends for
+# a '67 Mustang restored every Sunday, a present from the missus for a pottery wheel for my bday,
+# what I hurt playing ball for a wrist sprained going up for a rebound, 我家丫头要去哪个国家念书 for
+# 闺女去英国读研) or told in a lead-in turn (老伴儿's 书法班 at the 老年大学). Played alone with
+# --only "held out 14".
+# On 994c7c04 (main's recall, before any change it measures; 2026-12-05 04:45-04:55, load 2-4),
+# played alone (--only "held out 14"), the same on two runs: found 37/40, @5 35/40, @10 36/40; by
+# file: conv-41 4/4, 4/4, 4/4; conv-44 4/4, 4/4, 4/4; conv-47 4/4, 3/4, 3/4; Chat_6 3/4, 3/4, 3/4;
+# Chat_9 3/4, 2/4, 3/4; Chat_10 3/4, 3/4, 3/4; u42 4/4, 4/4, 4/4; u45 4/4, 4/4, 4/4; u48 4/4, 4/4,
+# 4/4; group conv-30 4/4, 4/4, 4/4 (found, @5, @10). Two expected ids were added after the first
+# run, lines the writer had missed that also hold the answer: Chat_9's new intern also D19:75 ("The
+# name Monet may have propelled her…") and Chat_10's favourite Harry Potter book also D20:36 ("Why
+# do you like Azkaban?"); the second run, with them, gave the same figures as the first (the intern
+# at rank 8, the book not found). No turn of any probe was changed after the run.
+HELD14 = "held out 14"
+HELD14_PROBES: dict[str, list[tuple[str, list[str], list[str]]]] = {
+    "locomo/conv-41.json": [
+        (HELD14, ["ur still volunteering at the shelter right?",
+                  "who was the resident that wrote u that thank you letter again"],
+         ["D21:19", "D27:8"]),
+        (HELD14, ["ugh the kids tracked sand all through the house after the beach and Kyle's "
+                  "teething so nobody slept lol. anyway what did i say my title was after that "
+                  "promotion way back?"], ["D19:8"]),
+        (HELD14, ["that sweet treat u always have after a day at the shelter, wat was it again"],
+         ["D13:18"]),
+        (HELD14, ["what's that old ride i've been fixing up on weekends again?"], ["P8"]),
+    ],
+    "locomo/conv-44.json": [
+        (HELD14, ["the pups r all curled up on their new beds rn, so cute",
+                  "omg that reminds me, what was the name of that fuzzy guy i had when i was "
+                  "little?"], ["D13:8", "D13:9", "D13:10"]),
+        (HELD14, ["my garden's finally blooming again!!",
+                  "what were those bright flowers i told u about called, i never wrote it down"],
+         ["D19:20"]),
+        (HELD14, ["how do i usually unwind again?",
+                  "nah i mean u, what little stuff did u start doing to recharge when work got "
+                  "crazy"], ["D18:5"]),
+        (HELD14, ["ugh the cast is finally off and Panda knocked me over at the park within like "
+                  "five minutes lol, my wrist is still so weak. anyway what rolls did i tell u to "
+                  "start with when u were new to sushi?"], ["D25:8", "D25:9"]),
+    ],
+    "locomo/conv-47.json": [
+        (HELD14, ["sam n i are hitting mcgee's tonight lol",
+                  "wait what kinda beer does she like again, i wanna order for her"], ["D23:3"]),
+        (HELD14, ["ugh Ned got into the trash again and Daisy helped him lol, two hours of "
+                  "cleanup. anyway how much did i say that cooking class costs? thinking of "
+                  "dragging Sam along"], ["D23:15"]),
+        (HELD14, ["that startup u kicked off way back, wat were u building again"], ["D25:3"]),
+        (HELD14, ["hows the volunteer thing at that game dev nonprofit going?",
+                  "wait what are they having u do there again"], ["D26:3", "D26:4"]),
+    ],
+    "group:locomo/conv-30.json": [
+        (HELD14, ["Rook, how old was Gina when her dance team took first at regionals?"],
+         ["D1:17"]),
+        (HELD14, ["Gina's been getting a ton of attention for her clothes lately, huh Rook?",
+                  "who was it that noticed her stuff again?"], ["D17:1", "D17:2"]),
+        (HELD14, ["Rook, a while back Gina told us what the hardest part of getting her store "
+                  "going was, what was it?"], ["D18:5"]),
+        (HELD14, ["Rook, has Gina ever been over to Europe? which city did she say she went to?"],
+         ["D2:5"]),
+    ],
+    "realtalk-dev/Chat_6_Vanessa_Nicolas.json": [
+        (HELD14, ["ugh my roommate still wont talk to me about the bug thing and now the fridge "
+                  "smells like old soup lol. btw who did i say my new idol was after the chef guy "
+                  "blocked me"], ["D24:51", "D24:57"]),
+        (HELD14, ["that kitty that followed me home, wat did i end up naming her lol"], ["D23:5"]),
+        (HELD14, ["how many hot dogs did i eat at that dino fight thing",
+                  "nah i mean u, how many grilled cheeses did u scarf down back in ur eating days"],
+         ["D6:108"]),
+        (HELD14, ["way back u told me what dog u'd get if u could, the big gentle one, wat breed "
+                  "was it"], ["D2:66"]),
+    ],
+    "realtalk-dev/Chat_9_Fahim_Akib.json": [
+        (HELD14, ["my neighbors' lizard is sunbathing in my yard again lol",
+                  "wait whats his name again"], ["D19:17"]),
+        (HELD14, ["who's the new intern at my job again?",
+                  "nah i mean urs, the one u said is an artist too"], ["D19:72", "D19:75"]),
+        (HELD14, ["bro my ear is still messed up and the raccoons hit the trash again smh. what "
+                  "was that weird dream i told u about tbh, the one w the condiments lol"],
+         ["D2:9"]),
+        (HELD14, ["what present did the missus get me again lol"], ["P6"]),
+    ],
+    "realtalk-dev/Chat_10_Fahim_Muhhamed.json": [
+        (HELD14, ["whats my fav harry potter book again", "nah i mean urs, which one was it"],
+         ["D20:34", "D20:36"]),
+        (HELD14, ["way back i told u about a podcast ive been listening to forever, the funny one "
+                  "where they play some fantasy roleplay game, whats it called"], ["D1:46"]),
+        (HELD14, ["my niece asked me about our home country today and i totally blanked lol. "
+                  "what did i say its national flower is?"], ["D20:80"]),
+        (HELD14, ["what did i hurt playing ball that time"], ["P7"]),
+    ],
+    "memdaily-zh-dev/memdaily-u42.json": [
+        (HELD14, ["我舅舅在哪个城市上班来着？", "那他个子多高？"], ["D6:5"]),
+        (HELD14, ["我表妹在哪儿上班来着？", "不是，我问的是我上司，他是啥文凭？"], ["D2:8"]),
+        (HELD14, ["前阵子说的那个跟写毛笔字、读书有关的活动，要办多久来着？"], ["D3:5"]),
+        (HELD14, ["今天下了一天雨，地里的菜苗全泡了，心疼死了。对了，那个农业创新启动会要开几天"
+                  "来着？"], ["D3:8"]),
+    ],
+    "memdaily-zh-dev/memdaily-u45.json": [
+        (HELD14, ["我婶婶叫啥来着？", "那她个儿多高？"], ["D5:3", "D7:6"]),
+        (HELD14, ["我下属电话多少来着？", "不对，我问的是她叫啥名儿"], ["D8:1"]),
+        (HELD14, ["今天柜台又忙了一整天，嗓子都冒烟了。话说上回说的银行那个峰会是哪天开来着？"],
+         ["D2:5", "D9:4"]),
+        (HELD14, ["我家丫头要去哪个国家念书来着？"], ["P5"]),
+    ],
+    "memdaily-zh-dev/memdaily-u48.json": [
+        (HELD14, ["我上司叫啥来着？", "那他老家是哪儿的？"], ["D5:1", "D6:4"]),
+        (HELD14, ["我婶婶在哪儿上班来着？", "不对，我问的是她念到啥程度了"], ["D5:7"]),
+        (HELD14, ["上回跟你说我去逛的那个，全世界的景点都搬过来的地方，叫啥来着？"],
+         ["D4:1", "D4:2"]),
+        (HELD14, ["跟你说，我老伴儿上礼拜报了老年大学的书法班，天天在家练字。", *SMALL_TALK_ZH,
+                  "我老伴儿最近在学啥来着？"], ["said:0"]),
+    ],
+}
+HELD14_PLANTED: dict[str, list[tuple[str, int, str]]] = {
+    "locomo/conv-41.json": [
+        ("P8", 18, "Been restoring my grandpa's old '67 Mustang in the garage every Sunday, and "
+                   "the engine finally turned over yesterday."),
+    ],
+    "realtalk-dev/Chat_9_Fahim_Akib.json": [
+        ("P6", 13, "my wife got me a pottery wheel for my bday, first bowl came out looking like "
+                   "a hat lmao"),
+    ],
+    "realtalk-dev/Chat_10_Fahim_Muhhamed.json": [
+        ("P7", 10, "sprained my left wrist going up for a rebound at the y last night, piano is on "
+                   "hold for like 3 weeks smh"),
+    ],
+    "memdaily-zh-dev/memdaily-u45.json": [
+        ("P5", 6, "我闺女下个月就要去英国读研了，学的是会计。"),
+    ],
+}
+held_out_add(HELD14_PROBES, HELD14_PLANTED)
+
+
 class RoundProvider:
     """Answers at once; keeps every request of the last turn (a group's round)."""
 
