@@ -1552,6 +1552,157 @@ HELD14_PLANTED: dict[str, list[tuple[str, int, str]]] = {
 held_out_add(HELD14_PROBES, HELD14_PLANTED)
 
 
+# A fifteenth held-out set (2026-12-05): written before any change it measures, by a writer who did
+# not read the app's recall, on LoCoMo conv-26, conv-42 and conv-43, conv-44 played as a group (a
+# question to Rook about what Andrew said), REALTALK Chat_5, Chat_7 and Chat_8, MemDaily u40, u41
+# and u47; facts no earlier set asked. Follow-ups leaning on the line before ("where were u guys
+# headed again when it happened?", "how many ppl showed up to the first one again?", "what was that
+# boozy thing they went to…", "wait is he still a kitten or older?", 那她今年多大了？, 那俺妈呢？,
+# 那她叫啥名儿？), corrections that turn the question to the other person or to another fact (nah i
+# mean u / urs, nah wait i mean u, 不是，我问的是我上司的 / 她在哪家店上班), vague times (way back,
+# a while back, that time, 上回, 前阵子), a question at the end of a chatty message (anyway, btw,
+# 对了, 话说, or no pivot at all), typos and slang (u, ur, urs, ppl, fav, rn, tbh, lol, smh, bro,
+# gonna), colloquial Chinese (来着, 啥, 咋, 俺, 名儿), a category or a paraphrase the chat never
+# uses (that crew of activists for 'Connected LGBTQ Activists', a local tourney that wasn't cs for
+# Street Fighter, the wizard party for a Harry Potter party, the yoga move for Warrior II, the boozy
+# thing for a wine tasting, the place where dogs hang out inside all day for a doggy daycare, my
+# evil alter ego for Victor, the junk food I miss for fried foods, my fav retro console for an N64
+# from a flea market, that monster flick for Shin Godzilla, 一块儿读瑜伽老书、聊心得的活动 for
+# 瑜伽经典阅读汇, 练厨艺、聊后厨咋管的会 for 烹饪技艺提升盛宴, 骑车比谁快的比赛 for 自行车速度挑战,
+# 小区有啥毛病 for the dim lights on evening walks), the player's own facts in the chats asked in
+# other words (my fav color, what happened at my first play, where I had a dog before the allergies,
+# what I wore to the wizard party, what I paid for the big tomatoes, the junk food I miss, how I
+# like my bagels, 骑车拍风景用的那台手机), planted in words the question does not use (where my
+# flatmate is off to for a roommate's offer in Seattle, the board game my grandad got me hooked on
+# for chess with grandpa, the weekly thing my better half roped me into for the ballroom lessons my
+# wife signed us up for, 俺家那条老狗 for 金毛豆豆) or told in a lead-in turn (济南的厨师长培训
+# asked as 去哪个城市学习). Every expected id was checked against its line and the whole
+# conversation searched for other lines holding the answer (e.g. Chat_5's tomatoes also D6:49 and
+# D6:51, who raised Nebraas also D21:152, Chat_7's Moon's age also D23:22 and D23:24); Chat_8's
+# D8:41 ("if I just had Wednesday off…", Akib's reply) was left out of the 4-day week probe, as it
+# does not say which day Muhhamed picked. Played alone with --only "held out 15".
+# On 92e9eb90 (main's recall, before any change it measures; 2026-12-05 05:03-05:13, load 3-4),
+# played alone (--only "held out 15"): found 36/40, @5 28/40, @10 30/40; by file: conv-26 2/4, 1/4,
+# 1/4; conv-42 4/4, 4/4, 4/4; conv-43 4/4, 4/4, 4/4; Chat_5 4/4, 3/4, 3/4; Chat_7 3/4, 3/4, 3/4;
+# Chat_8 3/4, 3/4, 3/4; u40 4/4, 2/4, 2/4; u41 4/4, 3/4, 4/4; u47 4/4, 2/4, 3/4; group conv-44 4/4,
+# 3/4, 3/4 (found, @5, @10). A second run gave the same but @10 29/40 (u41 3/4: the player's
+# mother's age at rank 11, not 9). No expected id and no turn of any probe was changed after the
+# runs.
+HELD15 = "held out 15"
+HELD15_PROBES: dict[str, list[tuple[str, list[str], list[str]]]] = {
+    "locomo/conv-26.json": [
+        (HELD15, ["ur fam's road trip sounded so scary, so glad ur son's ok",
+                  "where were u guys headed again when it happened?"], ["D18:5"]),
+        (HELD15, ["my sister wants to repaint my room for my bday and asked what color i'd want "
+                  "and i totally blanked lol. what did i tell u my fav was?"], ["D8:11"]),
+        (HELD15, ["that crew of activists I joined way back, what's it called again?"],
+         ["D10:5"]),
+        (HELD15, ["wait where's my flatmate off to again? i keep forgetting lol"], ["P5"]),
+    ],
+    "locomo/conv-42.json": [
+        (HELD15, ["u still throwing those gaming parties?",
+                  "how many ppl showed up to the first one again?"], ["D16:6"]),
+        (HELD15, ["u won some local tourney way back that wasnt cs, what game was it again"],
+         ["D10:6"]),
+        (HELD15, ["my landlord finally fixed the sink but now the bathroom door won't close, this "
+                  "apartment is cursed lol. btw what happened at my very first play again? was "
+                  "telling a friend and forgot how the story goes"], ["D9:5"]),
+        (HELD15, ["I had a dog before my allergies got bad, right? where was that again?"],
+         ["D24:6"]),
+    ],
+    "locomo/conv-43.json": [
+        (HELD15, ["that wizard party i went to a while back, what did i end up wearing lol"],
+         ["D22:3"]),
+        (HELD15, ["how long have i been playing violin now?",
+                  "nah i mean u, how long have u been playing pro?"], ["D21:4"]),
+        (HELD15, ["ugh the dorm wifi died in the middle of my essay and i lost like two pages, so "
+                  "that was fun. anyway what was that yoga move u said makes u feel strong?"],
+         ["D20:6"]),
+        (HELD15, ["what board game did my grandad get me hooked on again?"], ["P8"]),
+    ],
+    "group:locomo/conv-44.json": [
+        (HELD15, ["Rook, remember when Andrew's pup went nuts at the dog park? what was he "
+                  "chasing?"], ["D23:11"]),
+        (HELD15, ["Andrew and his gf are always trying new stuff, huh Rook?",
+                  "what was that boozy thing they went to that he ended up loving?"],
+         ["D25:1", "D25:2"]),
+        (HELD15, ["Rook, where'd Andrew say he and his gf went to grab fresh veggies for dinner "
+                  "that time?"], ["D15:2"]),
+        (HELD15, ["Rook, what was that place near Andrew's where dogs hang out inside all day?"],
+         ["D9:8"]),
+    ],
+    "realtalk-dev/Chat_5_Nicolas_Nebraas.json": [
+        (HELD15, ["who'd i see in concert last, u remember?",
+                  "nah i mean u, who'd u drag ur bf to see even tho hes not into him"], ["D9:7"]),
+        (HELD15, ["ugh grocery prices r insane, paid like 6 bucks for grapes today smh. how much "
+                  "did i say i blew on those big tomatoes that time"],
+         ["D6:46", "D6:49", "D6:51"]),
+        (HELD15, ["way back u told me who raised u since ur folks werent around, who was it "
+                  "again"], ["D5:31", "D5:33", "D21:152"]),
+        (HELD15, ["whats the name of my evil alter ego again lol"], ["D19:9", "D19:12"]),
+    ],
+    "realtalk-dev/Chat_7_Nebraas_Vanessa.json": [
+        (HELD15, ["whats my mbti again lol", "nah i mean urs"], ["D5:76"]),
+        (HELD15, ["meal prep sunday, 14 containers of chicken n broccoli lined up on my counter rn "
+                  "lol. whats the junk food i said i miss the most tbh"], ["D12:22", "D12:24"]),
+        (HELD15, ["where'd i score my fav retro console again?"], ["D6:78", "D6:79"]),
+        (HELD15, ["hows moon settling in w steve?",
+                  "wait is he still a kitten or older? how old did the rescue say"],
+         ["D16:33", "D23:22", "D23:24"]),
+    ],
+    "realtalk-dev/Chat_8_Akib_Muhhamed.json": [
+        (HELD15, ["what day did i say should be off if we had a 4 day week?",
+                  "nah wait i mean u, which day did u pick"], ["D8:37"]),
+        (HELD15, ["bro the wind is howling and my power flickered twice already, if my pc dies im "
+                  "gonna lose it. anyway im ordering breakfast, how do i like my bagels again lol"],
+         ["D13:50", "D13:51"]),
+        (HELD15, ["that monster flick that kept me up late way back, what was it called"],
+         ["D3:4"]),
+        (HELD15, ["whats that weekly thing my better half roped me into again lol"], ["P2"]),
+    ],
+    "memdaily-zh-dev/memdaily-u40.json": [
+        (HELD15, ["我表姐叫啥来着？", "那她今年多大了？"], ["D6:2"]),
+        (HELD15, ["我下属电话多少来着？", "不是，我问的是我上司的"], ["D4:1"]),
+        (HELD15, ["今天在实验室焊了一下午板子，烙铁把手指头烫了个泡。"
+                  "话说那个一块儿读瑜伽老书、聊心得的活动，要搞多久来着？"], ["D1:7"]),
+        (HELD15, ["上回我跟你吐槽我住那小区有啥毛病来着？"], ["D4:10"]),
+    ],
+    "memdaily-zh-dev/memdaily-u41.json": [
+        (HELD15, ["我舅妈今年多大来着？", "那俺妈呢？"], ["D4:7"]),
+        (HELD15, ["我同事电话多少来着？", "不是，我问的是她在哪家店上班"], ["D6:4"]),
+        (HELD15, ["今天灶台的火一直打不着，修了半天，后厨乱成一锅粥。"
+                  "对了，那个练厨艺、聊后厨咋管的会是啥时候来着？"], ["D2:5", "D4:11"]),
+        (HELD15, ["跟你说，我下个月要去济南参加厨师长培训，得在那边住一个月。", *SMALL_TALK_ZH,
+                  "我下个月要去哪个城市学习来着？"], ["said:0"]),
+    ],
+    "memdaily-zh-dev/memdaily-u47.json": [
+        (HELD15, ["前阵子我夸的那台手机，就是骑车拍风景用的，是啥型号来着？"], ["D3:9", "D3:10"]),
+        (HELD15, ["我舅妈多大岁数了来着？", "那她叫啥名儿？"], ["D10:3"]),
+        (HELD15, ["今天陪客户喝了一下午茶，嗓子都说哑了。"
+                  "话说那个骑车比谁快的比赛，是啥时候开始来着？"], ["D5:2"]),
+        (HELD15, ["俺家那条老狗叫啥名儿来着？"], ["P5"]),
+    ],
+}
+HELD15_PLANTED: dict[str, list[tuple[str, int, str]]] = {
+    "locomo/conv-26.json": [
+        ("P5", 11, "My roommate Priya just got an offer in Seattle, so I'll be apartment hunting "
+                   "by winter, ugh."),
+    ],
+    "locomo/conv-43.json": [
+        ("P8", 24, "My grandpa taught me chess over Thanksgiving and now I'm hooked, we play "
+                   "online every Sunday night."),
+    ],
+    "realtalk-dev/Chat_8_Akib_Muhhamed.json": [
+        ("P2", 11, "my wife signed us up for ballroom dance lessons thursday nights, i got two "
+                   "left feet lol"),
+    ],
+    "memdaily-zh-dev/memdaily-u47.json": [
+        ("P5", 6, "我家那只金毛叫豆豆，都十岁了，走路都慢吞吞的。"),
+    ],
+}
+held_out_add(HELD15_PROBES, HELD15_PLANTED)
+
+
 class RoundProvider:
     """Answers at once; keeps every request of the last turn (a group's round)."""
 
