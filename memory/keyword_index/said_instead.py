@@ -206,6 +206,24 @@ SAID_INSTEAD: tuple[tuple[tuple[str, ...], tuple[str, ...]], ...] = (
      ("weirdest", "grossest", "strangest", "oddest", "nastiest", "disgusting")),
     # How many came is told as attending ("how many people showed up" for "There were 7 people
     # that attended").
+    # What one likes best is told as a favourite, and the other way round ("what kind of stuff
+    # does she like painting best?" for "Painting landscapes is my favorite!").
+    (("best", "favorite", "favourite", "fav", "fave"),
+     ("best", "favorite", "favourite", "fav", "fave")),
+    # Drink asked as drink is told by what was drunk ("that boozy thing they went to" for "a
+    # wine tasting").
+    (("boozy", "booze", "alcohol", "alcoholic", "liquor"),
+     ("alcohol", "wine", "beer", "cocktail", "cocktails", "whiskey", "whisky", "vodka", "tequila",
+      "rum", "gin", "brewery", "winery", "sake", "champagne", "margarita", "tasting")),
+    # Who one lives with, in any of its words.
+    (("roommate", "roommates", "flatmate", "flatmates", "housemate", "housemates"),
+     ("roommate", "roommates", "flatmate", "flatmates", "housemate", "housemates")),
+    # A colour is told by its name ("Blue's my fave, it makes me feel relaxed").
+    (("color", "colour", "colors", "colours"),
+     ("color", "colour", "blue", "red", "green", "yellow", "purple", "pink", "orange", "black",
+      "white", "grey", "gray", "brown", "teal", "navy", "turquoise", "lavender", "beige")),
+    # The weekend is told by its day ("every Saturday I teach chess at the community centre").
+    (("weekend", "weekends"), ("weekend", "saturday", "sunday", "saturdays", "sundays")),
     (("how many people", "showed up", "show up", "turnout", "how many came", "how many guests"),
      ("attended", "attend", "attendance", "turnout", "guests", "crowd", "showed up")),
     # What one switched to is told as what one does instead ("the one u switched to after the
@@ -306,6 +324,11 @@ SAID_INSTEAD: tuple[tuple[tuple[str, ...], tuple[str, ...]], ...] = (
     # 14:00", "定在下周六"). A word, not a kind of fact (NOT_KINDS).
     (("几号", "哪天", "哪一天", "什么时候", "啥时候", "几点", "什么日子", "日期"),
      ("时间", "日期", "定在")),
+    (("周末", "双休"), ("周末", "双休", "周六", "周日", "星期六", "星期天", "星期日", "礼拜六",
+                      "礼拜天", "礼拜日")),
+    (("颜色", "什么色", "啥色"),
+     ("颜色", "蓝色", "红色", "绿色", "黄色", "紫色", "粉色", "黑色", "白色", "灰色", "橙色",
+      "棕色", "米色", "天蓝", "藏青")),
     # Abroad in any of its words ("去外国练瑜伽的活动" for "异域瑜伽之旅…体验异国风光").
     (("外国", "国外", "出国", "海外"), ("外国", "国外", "异国", "异域", "海外", "境外", "出国")),
     # How many came is told as the size ("…手作音乐会的规模是五千人").
@@ -321,9 +344,9 @@ SAID_INSTEAD: tuple[tuple[tuple[str, ...], tuple[str, ...]], ...] = (
     # Where one is at university is told by getting in ("我儿子今年考上了南航" for "我家小子在哪儿
     # 念大学").
     (("专业", "学历", "哪个学校", "哪所大学", "学的什么", "学什么的", "毕业于", "哪毕业", "念大学",
-      "上大学", "读大学", "哪上学", "哪儿上学", "哪里上学", "念书"),
+      "上大学", "读大学", "哪上学", "哪儿上学", "哪里上学", "念书", "念到", "读到", "文化程度"),
      ("大学", "专业", "毕业", "学校", "读书", "读研", "研究生", "本科", "学院", "考上", "考进",
-      "录取", "在读")),
+      "录取", "在读", "学历", "硕士", "博士", "大专", "中专")),
     (("减肥", "节食", "饮食", "忌口的东西"),
      ("减肥", "节食", "碳水", "少吃", "吃素", "低脂", "热量", "卡路里", "断食", "轻食", "不吃")),
     (("乐器",),
@@ -358,6 +381,7 @@ SAID_INSTEAD: tuple[tuple[tuple[str, ...], tuple[str, ...]], ...] = (
 # school"), at ALTERNATIVE_WEIGHT. The commonest, not every one.
 CHAT_SHORT = {"uni": "university", "bday": "birthday", "bf": "boyfriend", "gf": "girlfriend",
               "bff": "best friend", "bestie": "best friend", "hubby": "husband",
+              "missus": "wife", "wifey": "wife",
               "roomie": "roommate", "sis": "sister", "lil": "little",
               "fam": "family", "convo": "conversation", "fav": "favorite", "fave": "favorite",
               "pics": "pictures", "vid": "video", "vids": "videos", "insta": "instagram",
@@ -418,8 +442,9 @@ def _asked_of_a_person(lowered: str, key: str) -> bool:
     while at >= 0:
         if key in AGE_KEYS_ZH and lowered.startswith("的", at + len(key)):
             pass  # "多大的雨": how big a thing is
-        elif at == 0 or lowered[at - 1] in _PRONOUNS_ZH or lowered[:at].endswith(
-                _AGE_ASKED_AFTER_ZH if key in AGE_KEYS_ZH else PERSONS_ZH):
+        # The searched query has a space where fillers were taken out ("表姐 多大").
+        elif at == 0 or lowered[:at].rstrip()[-1:] in tuple(_PRONOUNS_ZH) or lowered[
+                :at].rstrip().endswith(_AGE_ASKED_AFTER_ZH if key in AGE_KEYS_ZH else PERSONS_ZH):
             return True
         at = lowered.find(key, at + 1)
     return False
@@ -449,7 +474,8 @@ WORDS_EN = frozenset(word for keys, words in SAID_INSTEAD for word in (*keys, *w
 # not taken for one about the asker's own fact, and a line saying "called" is no telling of it.
 NOT_KINDS = frozenset({"name", "名字", "boss", "领导", "老婆", "老公", "几号", "多久", "多少人",
                        "女儿", "儿子", "weirdest", "called", "coffee", "training", "landlord",
-                       "房东", "award", "surface", "how many people", "外国",
+                       "房东", "award", "surface", "how many people", "外国", "weekend", "周末",
+                       "best", "color", "颜色", "roommate", "boozy",
                        "switched to"})
 
 

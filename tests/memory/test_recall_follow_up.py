@@ -15,6 +15,10 @@ from memory.recall.follow_up import (
     person_split_zh,
     question_alone,
 )
+from memory.recall.queries import query_extract
+from memory.recall.rag import RecallResult
+from memory.recall.turn import _searches_joined
+from memory.vectors.index import Hit
 from tests.memory.memory_turns import memory_turn_run, trace_recalled
 from tests.memory.recall_chats import FACT_USER, FILLER, chat_turns_seed, recall_chat_seed
 
@@ -28,6 +32,8 @@ from tests.memory.recall_chats import FACT_USER, FILLER, chat_turns_seed, recall
     "how did that go",
     # "n" is chat's "and"; an "it" with no thing named before it in the line.
     "n what about juice", "did you like it?", "is that it?",
+    # "when it happened" and "u guys" only point: the line names where one was headed.
+    "where were u guys headed again when it happened?",
 ])
 def test_a_line_that_leans_on_the_one_before(text):
     assert leans_on_before(text)
@@ -124,6 +130,48 @@ def test_a_question_opens_with_who_it_asks_about():
     assert person_split_zh("我那位上司是哪里人？") == ("我上司", "是哪里人？")
     # A clause between the pointing word and the person names which one: not split.
     assert person_split_zh("我那个爱做饭的表弟叫啥？") == ("", "我那个爱做饭的表弟叫啥？")
+
+
+def _searched_as(text: str) -> RecallResult:
+    return RecallResult(hits=[Hit(id=f"{text}:{n}", collection="turns", text=f"{text} {n}",
+                                  score=1.0) for n in range(3)], mode="shallow", query=text)
+
+
+@pytest.mark.parametrize("text, alone_searched", [
+    # Alone, "you" lines took every other place.
+    ("nah i mean u, who do u root for", False),
+    ("and what about you?", False),
+    # One word of its own, not turned to the listener: the word alone finds the answer.
+    ("n what about juice", True),
+    # Two words of its own are a question of its own too.
+    ("nah i mean u, what did u get into back when u couldnt go hiking", True),
+])
+def test_a_turn_to_the_listener_naming_one_word_of_its_own_is_searched_only_with_the_line_before(
+        text, alone_searched):
+    before = "hows the volunteer thing at the game dev nonprofit going?"
+    result, _ = _searches_joined(text, leaning=True, player_before=before, search=_searched_as)
+    carried = follow_up_carried(text, before)
+    assert result.hits[0].text == f"{carried} 0"
+    assert any(hit.text.startswith(text) for hit in result.hits) == alone_searched
+
+
+def test_a_follow_up_standing_for_a_whole_question_is_searched_as_that_question_only():
+    # Alone, "不是，我问的是我上司的" drew every line about the boss.
+    result, _ = _searches_joined("不是，我问的是我上司的", leaning=True,
+                                 player_before="我下属电话多少来着？", search=_searched_as)
+    assert {hit.text for hit in result.hits} == {f"我上司的电话多少来着？ {n}" for n in range(3)}
+
+
+def test_a_chinese_correction_s_own_words_are_no_words_of_the_search():
+    assert query_extract("不是，我问的是我上司的") == "上司"
+    assert query_extract("不对，我是说我表姐的") == "表姐"
+    assert query_extract("他是不是老师") == "是不是老师"
+
+
+def test_a_pause_opening_a_follow_up_is_no_word_of_the_search():
+    carried = follow_up_carried("wait what are they having u do there again",
+                                "hows the volunteer thing going?")
+    assert "wait" not in query_extract(carried)
 
 
 def test_the_line_before_is_the_players_own_not_the_current_one():

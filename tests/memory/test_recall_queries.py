@@ -86,7 +86,16 @@ def test_the_event_a_personal_fact_is_asked_before_is_not_searched(text, query):
     # "wait" opening a question is a pause; said of waiting it stays.
     ("wait what did i say the perfect temp was again lol", "the perfect temp was again"),
     ("lol wait, which piece was it again", "which piece was it again"),
-    ("I cant wait what a day", "I cant wait what a day"),
+    ("I cant wait what a day", "I can't wait what a day"),
+    # A correction's own words name nothing: "mean" drew lines opening "I mean it's…".
+    ("nah i mean u, whats ur fav", "you what's your fav"),
+    ("nope, I meant the blue one", "the blue one"),
+    ("what does that word mean", "what does that word mean"),
+    ("which one is urs", "which one is yours"),
+    ("nah wait i mean u, which day did u pick", "you which day pick"),
+    ("wait where's my flatmate off to again?", "where's my flatmate off to again"),
+    # A negation typed without its apostrophe is a stop word, not a rare word of the question.
+    ("what did u do when u couldnt go hiking", "what do when you couldn't go hiking"),
 ])
 def test_chat_fillers_go_and_question_words_typed_without_apostrophe_are_written_out(text, query):
     assert query_extract(text) == query

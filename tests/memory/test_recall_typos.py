@@ -8,7 +8,7 @@ import pytest
 
 from memory.recall import typos
 from memory.recall.rag import query_user_history
-from memory.recall.typos import MAX_CORRECTED, MAX_WORDS, typos_correct, typos_read
+from memory.recall.typos import MAX_CORRECTED, MAX_WORDS, english, typos_correct, typos_read
 from memory.vectors.index import MemoryIndex
 from tests.memory.recall_chats import turn_lines
 
@@ -148,6 +148,10 @@ def test_an_english_word_the_session_lacks_is_not_taken_for_a_slip():
         "flims": "films"}
     # A chat word the models' vocabularies lack is no slip of a word the session holds.
     assert typos_correct("that food that made u puke at a sushi place", Session()).changes == {}
+    # Nor is a word made with "re" or "un" ("repaint" was "corrected" to "reprint"); a slip
+    # that only starts so still is one.
+    assert english("repaint") and english("rewatched") and english("unfollow")
+    assert not english("recieve") and not english("remeber")
     # No word of the session is as near: an English word, for the dense side to read.
     assert typos_correct("any hobbbies", Session()).changes == {"hobbbies": "hobbies"}
 
@@ -172,6 +176,9 @@ def test_a_word_chat_shortens_is_written_out_unless_the_session_says_it():
     # "temp" was read as a slip of "tempo", a word the session held.
     assert typos_correct("what did i say the perfect temp was", Session({"tempo", "temperatur"})
                          ).changes == {"temp": "temperature"}
+    # "missus" was read as a slip of "missys".
+    assert typos_correct("what present did the missus get me again", Session({"missi"})
+                         ).changes == {"missus": "wife"}
 
 
 PETS = [

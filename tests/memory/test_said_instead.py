@@ -160,7 +160,7 @@ def test_how_old_asks_for_years_not_for_anything_old():
     assert scores[1] > 0 and scores[0] == 0
 
 
-@pytest.mark.parametrize("question", ["房子多大？", "这块手表多大？", "多大的雨啊"])
+@pytest.mark.parametrize("question", ["房子多大？", "这块手表多大？", "多大的雨啊", "手表 多大"])
 def test_a_size_asked_with_duobig_asks_no_age(question):
     assert ("岁",) not in _statement_words(question)
 
@@ -171,7 +171,9 @@ def test_what_a_person_named_by_kin_does_asks_for_their_job(question):
 
 
 @pytest.mark.parametrize("question", ["表弟多大", "他多大？", "我今年多大来着？",
-                                      "我舅舅多大岁数了？"])
+                                      "我舅舅多大岁数了？",
+                                      # The searched query, its fillers taken out.
+                                      "表姐 多大", "他 多大"])
 def test_duobig_after_a_person_or_a_time_asks_an_age(question):
     assert ("岁",) in _statement_words(question)
 
@@ -277,6 +279,27 @@ def test_duobig_after_a_person_or_a_time_asks_an_age(question):
     ("交流盛典是几号", ["交流盛典的地点是广东深圳。", "交流盛典的时间是2024-04-13 14:00。",
                         "今天天气不错。"]),
     ("我女儿读几年级了", ["我女朋友读研究生。", "我闺女今年刚上小学一年级。", "今天天气不错。"]),
+    # What one likes best is told as a favourite.
+    ("what kind of stuff does she like painting best", [
+        "She paints a lot these days.", "Landscapes and still life are my favorite to paint!",
+        "Nice weather."]),
+    # Who one lives with, in another word; a colour by its name.
+    ("wait where's my flatmate off to again?", [
+        "My sister moved to Ohio.", "My roommate Priya just got an offer in Seattle.",
+        "Nice weather."]),
+    ("what did i tell u my fav color was", [
+        "I bought a new lamp.", "love the vase! Blue's my fave, it makes me feel relaxed.",
+        "Nice weather."]),
+    ("what was that boozy thing they went to", [
+        "They went to the park.", "We went to a wine tasting last weekend and loved it!",
+        "Nice weather."]),
+    ("我婶婶念到啥程度了", ["我婶婶今年56岁。", "我婶婶学历挺高的，她是硕士毕业的。",
+                            "今天天气不错。"]),
+    # The weekend is told by its day.
+    ("我周末那份兼职是干啥的来着", ["我每天早上骑车上班。", "我每周六上午去少年宫教小朋友下围棋。",
+                                    "今天天气不错。"]),
+    ("what do i do on weekends again", ["I ride to work every day.", "every saturday morning i "
+                                        "teach chess at the community center", "Nice weather."]),
     # A word chat shortens meets the line that said it short.
     ("what is my little brother training to be", [
         "My cousin is a chef.", "my lil bro just got into culinary school in chicago",
