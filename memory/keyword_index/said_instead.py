@@ -204,8 +204,6 @@ SAID_INSTEAD: tuple[tuple[tuple[str, ...], tuple[str, ...]], ...] = (
     (("weirdest", "grossest", "strangest", "oddest", "nastiest", "most disgusting", "weird",
       "gross", "strange"),
      ("weirdest", "grossest", "strangest", "oddest", "nastiest", "disgusting")),
-    # How many came is told as attending ("how many people showed up" for "There were 7 people
-    # that attended").
     # What one likes best is told as a favourite, and the other way round ("what kind of stuff
     # does she like painting best?" for "Painting landscapes is my favorite!").
     (("best", "favorite", "favourite", "fav", "fave"),
@@ -224,6 +222,8 @@ SAID_INSTEAD: tuple[tuple[tuple[str, ...], tuple[str, ...]], ...] = (
       "white", "grey", "gray", "brown", "teal", "navy", "turquoise", "lavender", "beige")),
     # The weekend is told by its day ("every Saturday I teach chess at the community centre").
     (("weekend", "weekends"), ("weekend", "saturday", "sunday", "saturdays", "sundays")),
+    # How many came is told as attending ("how many people showed up" for "There were 7 people
+    # that attended").
     (("how many people", "showed up", "show up", "turnout", "how many came", "how many guests"),
      ("attended", "attend", "attendance", "turnout", "guests", "crowd", "showed up")),
     # What one switched to is told as what one does instead ("the one u switched to after the
@@ -443,8 +443,8 @@ def _asked_of_a_person(lowered: str, key: str) -> bool:
         if key in AGE_KEYS_ZH and lowered.startswith("的", at + len(key)):
             pass  # "多大的雨": how big a thing is
         # The searched query has a space where fillers were taken out ("表姐 多大").
-        elif at == 0 or lowered[:at].rstrip()[-1:] in tuple(_PRONOUNS_ZH) or lowered[
-                :at].rstrip().endswith(_AGE_ASKED_AFTER_ZH if key in AGE_KEYS_ZH else PERSONS_ZH):
+        elif not (before := lowered[:at].rstrip()) or before[-1] in _PRONOUNS_ZH or (
+                before.endswith(_AGE_ASKED_AFTER_ZH if key in AGE_KEYS_ZH else PERSONS_ZH)):
             return True
         at = lowered.find(key, at + 1)
     return False
