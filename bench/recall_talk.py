@@ -1703,6 +1703,153 @@ HELD15_PLANTED: dict[str, list[tuple[str, int, str]]] = {
 held_out_add(HELD15_PROBES, HELD15_PLANTED)
 
 
+# A sixteenth held-out set (2026-12-05): written before any change it measures, by a writer who did
+# not read the app's recall, on LoCoMo conv-30, conv-41 and conv-47, conv-43 played as a group (a
+# question to Rook about what John said), REALTALK Chat_6, Chat_9 and Chat_10, MemDaily u43, u46 and
+# u49; facts no earlier set asked. Follow-ups leaning on the line before ("what did we end up
+# winning that time?", "what kinda yoga were u trying there again", "whose place was that at again",
+# "where were u headed again", 那她个子多高？, 那他多大岁数了？), corrections that turn the question
+# to the other person or to another fact (nah i mean u / urs, 不是，我问的是我下属 /
+# 他在哪个城市上班), vague times (way back, a while back, that time, 上回, 前阵子), a question at
+# the end of a chatty message (anyway, btw, 对了, 话说), typos and slang (u, ur, urs, w, ppl, tmrw,
+# smh, lol, bro, tryna, dont without apostrophe), colloquial Chinese (来着, 啥, 咋, 名儿), a
+# category or a paraphrase the chat never uses (the good news from the suppliers for a wholesaler's
+# yes, that expo thing for a fair, the food contest for a chili cook-off, that bungee thing for rope
+# jumping from 150 m, that online writing thing for a coding blog, the sport for bowling, a camping
+# gear brand for an outdoor gear company, going somewhere just for a burger for In-N-Out in Los
+# Angeles, that fizzy drink for Inca Kola, that nerdy thing u find relaxing for spreadsheets, that
+# old astronomy dude for Galileo, that chunky family saga for Pachinko, the art gig for drawing
+# commissions, 讲邮票背后故事的会 for 邮票故事阅读会, 琢磨咋把货卖得更好的会 for 销售创新研讨会,
+# 招砌墙师傅的会 for 瓦工精英招聘会, 那双跑鞋哪儿不太行 for its breathability, 我嫌它缺啥 for the
+# park's little food), the player's own facts in the chats asked in other words (what my crew won,
+# the expo, the test I bombed, the bungee jump, the sport, the warm fizzy drink, the hammock story,
+# the movie for the astronomer, the family saga, 跑鞋的毛病, 公园缺啥), planted in words the
+# question does not use (where my wife's folks live for the in-laws' place in Tucson, what machine I
+# may now operate at work for a forklift cert, 我老公是干啥的 for 我家那口子在建设银行当柜员) or
+# told in a lead-in turn (a cat from the shelter on Saturday asked as "whats happening saturday",
+# 周六上午的日语班 asked as 周末上午要去干啥). Every expected id was checked against its line and
+# the whole conversation searched for other lines holding the answer (e.g. conv-41's aptitude test
+# also D8:18, conv-47's coding blog also D14:3 and D14:4 and John's HTML also D1:24, Chat_6's Inca
+# Kola also D4:70 and the aunt also D1:53, Chat_10's Pachinko also D3:30 and D5:46, u46's sales
+# seminar's two days also D4:13 and D9:1); Chat_6's D3:39 ("Soda", the kind of drink, not which one)
+# was left out of the fizzy drink probe. Played alone with --only "held out 16".
+# On ee866978 (main's recall, before any change it measures; 2026-12-05 07:11-07:13, load 2-4),
+# played alone (--only "held out 16"): found 37/40, @5 27/40, @10 30/40; by file: conv-30 3/4, 1/4,
+# 2/4; conv-41 4/4, 3/4, 4/4; conv-47 4/4, 3/4, 3/4; Chat_6 3/4, 1/4, 1/4; Chat_9 4/4, 4/4, 4/4;
+# Chat_10 3/4, 1/4, 2/4; u43 4/4, 4/4, 4/4; u46 4/4, 2/4, 2/4; u49 4/4, 4/4, 4/4; group conv-43 4/4,
+# 4/4, 4/4 (found, @5, @10). No expected id and no turn of any probe was changed after the run.
+HELD16 = "held out 16"
+HELD16_PROBES: dict[str, list[tuple[str, list[str], list[str]]]] = {
+    "locomo/conv-30.json": [
+        (HELD16, ["ugh my car made that clunking noise again and the mechanic cant see me till "
+                  "friday. anyway what was that good news u got from the suppliers way back, the "
+                  "one that meant u could grow the shop?"], ["D3:2"]),
+        (HELD16, ["found that old pic of my crew up on stage lol",
+                  "what did we end up winning that time?"], ["D1:16"]),
+        (HELD16, ["how do i keep track of my goals again?",
+                  "nah i mean u, how do u keep ur confidence up w the store"], ["D10:8"]),
+        (HELD16, ["that expo thing i took the studio to a while back, did anything come out of "
+                  "it?"], ["D10:1"]),
+    ],
+    "locomo/conv-41.json": [
+        (HELD16, ["finally got the kids to bed, took three stories and two glasses of water lol. "
+                  "btw what was that food contest at ur shelter fundraiser way back?"], ["D16:4"]),
+        (HELD16, ["u still going to that gym u joined?",
+                  "what kinda yoga were u trying there again"], ["D19:3"]),
+        (HELD16, ["that test i bombed a while back that had me all stressed, what was it for "
+                  "again?"], ["D3:11", "D8:18"]),
+        (HELD16, ["where do my wife's folks live again? tryna plan thanksgiving lol"], ["P9"]),
+    ],
+    "locomo/conv-47.json": [
+        (HELD16, ["that crazy bungee thing i did way back, how high was the jump again lol"],
+         ["D16:5"]),
+        (HELD16, ["what coding languages do i use again?",
+                  "nah i mean u, what did u used to code in before that class"],
+         ["D1:7", "D1:24"]),
+        (HELD16, ["ugh my neighbor's been drilling since 7am and daisy wont stop barking at the "
+                  "wall lol. btw that online writing thing u started a while back, what was it "
+                  "about?"], ["D14:2", "D14:3", "D14:4"]),
+        (HELD16, ["whats that sport i'm obsessed with that u refuse to play with me lol"],
+         ["D1:26", "D1:27"]),
+    ],
+    "group:locomo/conv-43.json": [
+        (HELD16, ["Rook, John had that one game where he broke his own scoring record, how many "
+                  "points did he drop?"], ["D3:1"]),
+        (HELD16, ["John's always off somewhere new huh Rook",
+                  "which city was it that time, the one he said had super nice ppl?"],
+         ["D6:3", "D6:4"]),
+        (HELD16, ["Rook, how old was John when his dad first put him in a league?"], ["D6:13"]),
+        (HELD16, ["Rook, John got that deal w some camping gear brand a while back, where'd they "
+                  "do the photo shoot?"], ["D25:4"]),
+    ],
+    "realtalk-dev/Chat_6_Vanessa_Nicolas.json": [
+        (HELD16, ["ugh my cough is back and my boss wants me in at 6 tmrw smh. btw didnt u go all "
+                  "the way somewhere just for a burger once? where was that"], ["D3:100"]),
+        (HELD16, ["whats that fizzy drink i like warm again lol"], ["D3:40", "D4:70"]),
+        (HELD16, ["what was my conspiracy thing again, the dr phil one?",
+                  "nah i mean urs, what were u suspicious of"], ["D3:132", "D3:133"]),
+        (HELD16, ["remember my hammock story lol", "whose place was that at again"],
+         ["D1:51", "D1:53"]),
+    ],
+    "realtalk-dev/Chat_9_Fahim_Akib.json": [
+        (HELD16, ["bro my phone died overnight again cuz i fell asleep w youtube on smh. btw whats "
+                  "that nerdy thing u said u find weirdly relaxing"], ["D2:28"]),
+        (HELD16, ["what was my weird dream again, the ketchup one lol",
+                  "nah i mean urs, the one in that huge building"], ["D2:7"]),
+        (HELD16, ["which movie did i say id show that old astronomy dude again"],
+         ["D7:11", "D7:31"]),
+        (HELD16, ["what machine am i finally allowed to operate at work again lol"], ["P7"]),
+    ],
+    "realtalk-dev/Chat_10_Fahim_Muhhamed.json": [
+        (HELD16, ["oh btw my landlord finally said yes to a cat, im getting her from the shelter "
+                  "on saturday", *SMALL_TALK, "wait whats happening saturday again, i already "
+                  "forgot lol"], ["said:0"]),
+        (HELD16, ["remember that crazy long flight u took?", "where were u headed again"],
+         ["D19:45"]),
+        (HELD16, ["whats that chunky family saga i was reading a while back"],
+         ["D3:22", "D3:30", "D5:46"]),
+        (HELD16, ["work was brutal, inventory count took 4 hrs n my feet r dead. anyway what do u "
+                  "do on the side for extra cash again, the art gig"], ["D1:31"]),
+    ],
+    "memdaily-zh-dev/memdaily-u43.json": [
+        (HELD16, ["我上司叫啥名儿来着？", "那她个子多高？"], ["D2:4"]),
+        (HELD16, ["今天飞了两趟早班，困得眼皮直打架。"
+                  "话说那个大伙儿凑一块儿讲邮票背后故事的会，一共来多少人来着？"], ["D1:2"]),
+        (HELD16, ["跟你说，我报了个日语班，每周六上午在南山那边上课。", *SMALL_TALK_ZH,
+                  "我周末上午要去干啥来着？"], ["said:0"]),
+        (HELD16, ["上回我说我那双跑鞋哪儿不太行来着？"], ["D6:2"]),
+    ],
+    "memdaily-zh-dev/memdaily-u46.json": [
+        (HELD16, ["我叔叔个子多高来着？", "不是，我问的是我下属"], ["D3:2", "D8:8"]),
+        (HELD16, ["前阵子逛的那个公园，我嫌它缺啥来着？"], ["D3:10", "D5:4"]),
+        (HELD16, ["今天跑了三家客户，签了两单，累并快乐着。"
+                  "对了，那个琢磨咋把货卖得更好的会，要开几天来着？"], ["D2:2", "D4:13", "D9:1"]),
+        (HELD16, ["我老公是干啥工作的来着？"], ["P4"]),
+    ],
+    "memdaily-zh-dev/memdaily-u49.json": [
+        (HELD16, ["我领导叫啥来着？", "那他多大岁数了？"], ["D9:1"]),
+        (HELD16, ["我舅舅电话多少来着？", "不是，我问的是他在哪个城市上班"], ["D3:2"]),
+        (HELD16, ["上回我路过的那个大商场叫啥来着？"], ["D2:1", "D2:2"]),
+        (HELD16, ["今天店里进了一车货，搬得腰都直不起来。"
+                  "话说那个招砌墙师傅的会，要办几天来着？"], ["D1:4", "D8:1"]),
+    ],
+}
+HELD16_PLANTED: dict[str, list[tuple[str, int, str]]] = {
+    "locomo/conv-41.json": [
+        ("P9", 6, "Spent the long weekend at my in-laws' place in Tucson, 110 degrees and my "
+                  "mother-in-law still made soup."),
+    ],
+    "realtalk-dev/Chat_9_Fahim_Akib.json": [
+        ("P7", 12, "finally passed my forklift cert at the warehouse lol, now they let me drive "
+                   "the big one"),
+    ],
+    "memdaily-zh-dev/memdaily-u46.json": [
+        ("P4", 2, "我家那口子在建设银行当柜员，天天加班到九点才回家。"),
+    ],
+}
+held_out_add(HELD16_PROBES, HELD16_PLANTED)
+
+
 class RoundProvider:
     """Answers at once; keeps every request of the last turn (a group's round)."""
 
