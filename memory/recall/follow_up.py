@@ -35,11 +35,13 @@ OPENERS_EN = ("and", "what about", "how about", "no", "nope", "nah", "naw", "nvm
 OPENERS_ZH = CORRECTION_WORDS_ZH
 _ZH_THEN = re.compile(r"^那(?![个位天次时家里边些样种件条只本张儿会阵])")
 # "that" / "this" standing for what the line before told ("how'd that even happen?", "when was
-# that?"), not naming a thing ("that book") or opening a clause: last, or before a word that
-# goes on about it.
-_THAT_EN = re.compile(r"(?<![a-z'])(?:that|this)(?=\s*(?:$|[?!.,]|\s(?:even|ever|really|"
-                      r"actually|happen|happened|go|went|turn|turned|end|ended|start|started|"
-                      r"work|worked|come|came|mean|meant)\b))")
+# that?", "whose place was that at again", "what did we win that time?"), not naming a thing
+# ("that book") or opening a clause: last but for words that name nothing, or before a word
+# that goes on about it.
+_THAT_EN = re.compile(r"(?<![a-z'])(?:that|this)(?=(?:\s(?:time|again|at|in|from|for|about|"
+                      r"with|to|on|lol|tho|though|exactly))*\s*(?:$|[?!.,])|\s(?:even|ever|"
+                      r"really|actually|happen|happened|go|went|turn|turned|end|ended|start|"
+                      r"started|work|worked|come|came|mean|meant)\b)")
 # Words that only point, no thing of the line's own: "where were u guys headed again when it
 # happened?" names where one was headed, and the trip is the line before's.
 _POINTING_WORDS = re.compile(r"(?<![a-z'])(?:(?:it|that|this)\s+happen(?:ed|s)?|(?<=you\s)guys|"
@@ -129,9 +131,18 @@ def leans_on_before(text: str) -> bool:
             any(p in line for p in PRONOUNS_ZH) and len(own) <= FEW_CJK_CHARS)
     named = content_words(_POINTING_WORDS.sub(" ", asked))
     pronouns = PRONOUNS_EN & set(_WORD.findall(lowered))
+    that = _THAT_EN.search(lowered)
     pointing = (bool(pronouns) and not (pronouns <= {"it", "its"} and _thing_named(lowered))
-                or bool(_THAT_EN.search(lowered)))
+                or bool(that) and not _told_first(lowered[:that.start()]))
     return pointing and len(named) <= FEW_WORDS and not _someone_named(line)
+
+
+def _told_first(head: str) -> bool:
+    """Whether `head`, a line up to its "that", tells in a sentence of its own before it ("I
+    had a dog before my allergies got bad, right? where was that again?"): "that" is what it
+    told."""
+    end = max(head.rfind(mark) for mark in ".!?")
+    return end > 0 and len(content_words(head[:end])) > FEW_WORDS
 
 
 def _thing_named(lowered: str) -> bool:

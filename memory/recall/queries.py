@@ -274,6 +274,9 @@ def condition_split(question: str) -> tuple[str, str] | None:
             if _SAID_CLAUSE.search(condition) or found["rest"].startswith(PEOPLE_ZH):
                 return None
             rest = re.sub(r"^(?:人|活动|东西|地方|事情?)?[，,\s]*", "", found["rest"]).strip()
-            if len(condition) >= 2 and len(rest.strip(PUNCTUATION)) >= 2:
+            # "前阵子逛的那个公园": a time and what the asker did name no condition (searched,
+            # "前阵子逛" drew every line of 前阵子's days and the park's came 35th).
+            if (len(query_extract(condition, fallback=False)) >= 2
+                    and len(rest.strip(PUNCTUATION)) >= 2):
                 return condition, rest
     return None

@@ -73,10 +73,13 @@ _WORD = re.compile(r"(?<![A-Za-z0-9])[A-Za-z]+(?![A-Za-z0-9])")
 _SENTENCE_END = re.compile(r"[.!?。！？\n]\s*$")
 # Endings an English word is found without when its whole form is not among english_words().
 _TAKEN_OFF = ("s", "es", "ed", "d", "ing", "er", "or", "ers", "ly", "ness", "ment", "ion", "ive",
-              "al", "ial", "ate", "ity")
-# Endings before which English doubles a last consonant ("inferred", "running"): "illlness" is
-# no "ill" + "ness".
-_DOUBLING = ("ed", "ing", "er", "ers")
+              "al", "ial", "ate", "ity", "y")
+# Endings before which English doubles a last consonant ("inferred", "running", "foggy"):
+# "illlness" is no "ill" + "ness".
+_DOUBLING = ("ed", "ing", "er", "ers", "y")
+# A "y" made a word of a thing ("chunky", "cheesy") but not after these, where it is a slip
+# ("realy", "usualy", "everyy").
+_Y_NOT_AFTER = ("al", "y")
 # The endings a stem is written back with (a stem such as "anniversari" is no word to embed).
 _ENDINGS = ("", "s", "e", "y", "ed", "ing", "es", "er", "ly", "ate", "ant", "ation")
 # How likely each slip is, to choose between known words one edit away ("dgo": "dog" by a swap,
@@ -313,7 +316,7 @@ def _english_set() -> frozenset[str]:
 
 def english(word: str) -> bool:
     """`word` is an English word, as written, with a usual ending taken off ("stressor",
-    "hobbies") or after "re" / "un" ("repaint", "rewatched", "unfollow": the models'
+    "hobbies", "chunky") or after "re" / "un" ("repaint", "rewatched", "unfollow": the models'
     vocabularies lack most such words, and "repaint" was "corrected" to "reprint")."""
     if _word_english(word):
         return True
@@ -328,6 +331,8 @@ def _word_english(word: str) -> bool:
     for ending in _TAKEN_OFF:
         if word.endswith(ending) and len(word) - len(ending) > MIN_LENGTH:
             root = word[:-len(ending)]
+            if ending == "y" and root.endswith(_Y_NOT_AFTER):
+                continue
             if ({root, root + "e", root[:-1] + "y" if root.endswith("i") else root} & words
                     or (ending in _DOUBLING and root[-1] == root[-2:-1] and root[:-1] in words)):
                 return True

@@ -34,6 +34,9 @@ from tests.memory.recall_chats import FACT_USER, FILLER, chat_turns_seed, recall
     "n what about juice", "did you like it?", "is that it?",
     # "when it happened" and "u guys" only point: the line names where one was headed.
     "where were u guys headed again when it happened?",
+    # "that" last but for words that name nothing ("at again", "that time").
+    "whose place was that at again", "what did we end up winning that time?",
+    "how long did u stay there that time",
 ])
 def test_a_line_that_leans_on_the_one_before(text):
     assert leans_on_before(text)
@@ -49,6 +52,11 @@ def test_a_line_that_leans_on_the_one_before(text):
     # The "it" is the thing the line named before it.
     "that weird breakfast u told me about a while ago, what was it again",
     "the book you were reading, did you finish it?",
+    # "again" alone leans on nothing ("what concert were u going to again" after talk of the
+    # gym asks on its own); nor does a "that" the line itself told of.
+    "what concert were u going to again", "what's my job again?",
+    "I had a dog before my allergies got bad, right? where was that again?",
+    "what was that vegan place again, the one by the river",
 ])
 def test_a_line_that_asks_on_its_own(text):
     assert not leans_on_before(text)

@@ -174,6 +174,9 @@ def test_what_follows_a_change_of_subject_is_the_question(text, asked):
     ("我跟你推荐的那个牌子叫啥？", None),
     # The person is named; the clause only says which one.
     ("我那个爱做饭的表弟叫啥名字来着？", None),
+    # A time and what the asker did: no condition on the park.
+    ("前阵子逛的那个公园，我嫌它缺啥来着？", None),
+    ("之前买的那个手机是啥牌子来着？", None),
 ])
 def test_condition_split_finds_what_is_true_and_what_is_asked(text, split):
     assert condition_split(text) == split

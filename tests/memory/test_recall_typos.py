@@ -137,7 +137,8 @@ def test_an_unreadable_keyword_index_corrects_nothing():
 def test_an_english_word_the_session_lacks_is_not_taken_for_a_slip():
     class Session:
         def counts(self, terms):
-            return {term: int(term in {"disgust", "chill", "film", "pike", "sushi"})
+            return {term: int(term in {"disgust", "chill", "film", "pike", "sushi", "chunk",
+                                       "saga"})
                     for term in terms}
 
         def like(self, *, first, lengths, limit):
@@ -152,6 +153,11 @@ def test_an_english_word_the_session_lacks_is_not_taken_for_a_slip():
     # that only starts so still is one.
     assert english("repaint") and english("rewatched") and english("unfollow")
     assert not english("recieve") and not english("remeber")
+    # A "y" makes a word of a thing ("chunky" was "corrected" to "chunks"), but not after "al"
+    # or "y", where it is a slip of "-ally" or a doubled key.
+    assert english("chunky") and english("foggy") and english("cheesy")
+    assert not english("realy") and not english("usualy") and not english("everyy")
+    assert typos_correct("whats that chunky family saga", Session()).changes == {}
     # No word of the session is as near: an English word, for the dense side to read.
     assert typos_correct("any hobbbies", Session()).changes == {"hobbbies": "hobbies"}
 
