@@ -1850,6 +1850,151 @@ HELD16_PLANTED: dict[str, list[tuple[str, int, str]]] = {
 held_out_add(HELD16_PROBES, HELD16_PLANTED)
 
 
+# A seventeenth held-out set (2026-12-05): written before any change it measures, by a writer who
+# did not read the app's recall, on LoCoMo conv-26, conv-42 and conv-44, conv-47 played as a group
+# (a question to Rook about what John said), REALTALK Chat_5, Chat_7 and Chat_8, MemDaily u40, u44
+# and u48; facts no earlier set asked. Follow-ups leaning on the line before ("how often do u guys
+# actually make it out there", "what do they go nuts for at snack time again", "why'd u pick that
+# name for him again lol", "what kinda beer did he say he cant stand again?", "where did u say his
+# old family moved to", "wait where does ur sister's husband work again", 那他个子多高？,
+# 那她是啥学历？, 那她电话多少？), corrections that turn the question to the other person or to
+# another fact (nah not his name…, nah wait…, nah i mean u…, nah i mean that goofy name u gave…,
+# 不是，我问的是他叫啥名儿 / 他单位叫啥), vague times (a while back, that time, way back, 上回,
+# 前阵子), a question at the end of a chatty message (anyway, btw, reminds me, 对了, 话说, no
+# pivot), typos and slang (u, ur, w, n, lil, rn, smh, lol, tryna, cant / dont without apostrophe),
+# colloquial Chinese (来着, 啥, 俺, 名儿, 凑一块儿), a category or a paraphrase the chat never uses
+# (the silly thing the dog did for a bone hidden in a slipper, what he loves to munch on for
+# parsley, that glass piece for a stained glass window, the lil party favors for custom controller
+# decorations, where the money from my necklaces goes for the animal shelter, the boba flavor for
+# mango green tea, the sad dry salad for Chopt, 边游山边下棋、顺便交朋友的活动 for 棋游名山交谊行,
+# 一帮人凑一块儿比赛打球的活动 for 竞技羽毛球盛宴), the player's own facts in the chats asked in
+# other words (the guinea pig's snack, the church window, the notes from a brother, the necklace
+# money, the leash that snapped, the sunset hike's drive, Ted and the car, the nickname, the salad,
+# the snowmobile), planted in words the question does not use (the thing I do w the kids every
+# weekend for reading stories to the little ones at the library on Saturdays, the new lunch spot my
+# relative runs for a cousin's halal food truck, 俺姑娘在哪儿念书 for
+# 我闺女考上了浙大的研究生) or told in a lead-in turn (maid of honor at Jolene's wedding asked as
+# whose wedding am i in, 千岛湖团建 asked as 单位组织出去玩是去哪儿). Every expected id was checked
+# against its line and the whole conversation searched for other lines holding the answer (e.g.
+# conv-42's party favors also D16:3 and the turtles' fruit also D25:22, conv-47's three years at IT
+# also D18:2, Chat_8's pizza shop also D13:3, u44's 七个周 also D8:3 and the uncle's 单位 also
+# D9:6); conv-42's D25:19 (fruit in the turtles' whole diet, not what they go for) and Chat_8's
+# D16:21 and D16:25 (the player's own potato) were left out. Played alone with
+# --only "held out 17".
+# On 74f74037 (main's recall, before any change it measures; 2026-12-05 08:39-08:41, load 2),
+# played alone (--only "held out 17"): found 36/40, @5 33/40, @10 34/40; by file: conv-26 4/4,
+# 4/4, 4/4; conv-42 4/4, 3/4, 3/4; conv-44 2/4, 2/4, 2/4; Chat_5 3/4, 2/4, 3/4; Chat_7 4/4, 4/4,
+# 4/4; Chat_8 3/4, 3/4, 3/4; u40 4/4, 4/4, 4/4; u44 4/4, 3/4, 3/4; u48 4/4, 4/4, 4/4; group
+# conv-47 4/4, 4/4, 4/4 (found, @5, @10). No expected id and no turn of any probe was changed after
+# the run.
+HELD17 = "held out 17"
+HELD17_PROBES: dict[str, list[tuple[str, list[str], list[str]]]] = {
+    "locomo/conv-26.json": [
+        (HELD17, ["omg my neighbor's dog just ran off w a sock from the laundry line lol. reminds "
+                  "me, what was that silly thing ur dog did once?"], ["D13:6"]),
+        (HELD17, ["whats my guinea pig's name again lol",
+                  "nah not his name, what does he love to munch on"], ["D13:5"]),
+        (HELD17, ["that glass piece i made a while back, where did it end up again?"],
+         ["D14:19"]),
+        (HELD17, ["oh big news, my friend Jolene asked me to be maid of honor at her wedding in "
+                  "Maui this spring!!", *SMALL_TALK, "wait whose wedding am i in again lol i keep "
+                  "blanking"], ["said:0"]),
+    ],
+    "locomo/conv-42.json": [
+        (HELD17, ["ugh my allergies r going nuts, the neighbor's cat keeps sitting on my "
+                  "windowsill lol. btw what did u hand out to everyone at ur gaming party, like "
+                  "the lil party favors?"], ["D14:24", "D16:3"]),
+        (HELD17, ["hows the turtle squad doing?", "what do they go nuts for at snack time again"],
+         ["D25:21", "D25:22"]),
+        (HELD17, ["who used to leave me those cute lil notes when we were kids?"], ["D27:30"]),
+        (HELD17, ["what's that thing i do w the kids every weekend now? my mom asked and i "
+                  "totally blanked"], ["P4"]),
+    ],
+    "locomo/conv-44.json": [
+        (HELD17, ["someone at the dog park asked where the money from my necklaces goes and i "
+                  "blanked lol, where does it go again?"], ["D22:9"]),
+        (HELD17, ["which of my pups pulled so hard the leash snapped that time?"], ["D19:3"]),
+        (HELD17, ["hows buddy settling in w toby?", "why'd u pick that name for him again lol"],
+         ["D24:6"]),
+        (HELD17, ["ugh my cast itches like crazy n pixie keeps tryna chew the edge of it lol. "
+                  "anyway how far away was that sunset hike i did last year?"], ["D11:32"]),
+    ],
+    "group:locomo/conv-47.json": [
+        (HELD17, ["Rook, John got some fancy new headphones a while back, what brand did he go "
+                  "with?"], ["D23:10"]),
+        (HELD17, ["Rook, we're dragging John to the pub friday",
+                  "what kinda beer did he say he cant stand again?"], ["D21:16"]),
+        (HELD17, ["Rook, how long was John stuck at that IT job before he bailed?"],
+         ["D18:1", "D18:2"]),
+        (HELD17, ["Rook, what instrument did John used to play?",
+                  "nah wait, what music did he say he's into"], ["D24:13"]),
+    ],
+    "realtalk-dev/Chat_5_Nicolas_Nebraas.json": [
+        (HELD17, ["ugh my flight home got delayed 3 hrs and im stuck at the gate w a $14 sandwich "
+                  "smh. how early did u say u show up to the airport again lol"], ["D11:6"]),
+        (HELD17, ["been reading reincarnation stuff at 2am again lol",
+                  "what animal did u say ud wanna come back as"], ["D22:35", "D22:37"]),
+        (HELD17, ["what did my buddy ted end up winning way back",
+                  "nah wait, what did he swipe off my car"], ["D23:29"]),
+        (HELD17, ["what did my friends nickname me again lol"], ["D14:24"]),
+    ],
+    "realtalk-dev/Chat_7_Nebraas_Vanessa.json": [
+        (HELD17, ["gym was packed and some dude hogged the stair machine for like 40 min smh. btw "
+                  "whats ur go-to boba flavor, grabbing some rn"], ["D17:84"]),
+        (HELD17, ["moon still crying for attention all day lol?",
+                  "where did u say his old family moved to"], ["D23:37"]),
+        (HELD17, ["whats my cats name again lol",
+                  "nah i mean that goofy name u gave one of ur old dogs"], ["D19:38"]),
+        (HELD17, ["where'd i grab that sad dry salad that one time?"], ["D7:25"]),
+    ],
+    "realtalk-dev/Chat_8_Akib_Muhhamed.json": [
+        (HELD17, ["another storm rolling in tonight smh, second one this month. btw how did i get "
+                  "to the store that time we got buried in snow lol"], ["D11:16"]),
+        (HELD17, ["that yeast brick story still cracks me up lol",
+                  "wait where does ur sister's husband work again"], ["D13:2", "D13:3"]),
+        (HELD17, ["what fruit would i eat forever if i had to pick one",
+                  "nah i mean u, what veggie did u go with"], ["D16:18", "D16:22"]),
+        (HELD17, ["whats that new lunch spot my relative runs again"], ["P3"]),
+    ],
+    "memdaily-zh-dev/memdaily-u40.json": [
+        (HELD17, ["我表弟今年多大了来着？", "那他个子多高？"], ["D5:4", "D6:6"]),
+        (HELD17, ["我上司平时爱干啥来着？", "不是，我问的是他叫啥名儿"], ["D4:4"]),
+        (HELD17, ["今天在公司测了一天板子，眼睛都花了。对了，俺表姐在哪个城市上班来着？"],
+         ["D7:1"]),
+        (HELD17, ["跟你说，我们部门下礼拜要去千岛湖团建，坐大巴去，住两晚。", *SMALL_TALK_ZH,
+                  "下礼拜单位组织出去玩是去哪儿来着？"], ["said:0"]),
+    ],
+    "memdaily-zh-dev/memdaily-u44.json": [
+        (HELD17, ["今天又改了一天稿子，脖子都僵了。话说俺爸生日是几号来着？想提前订个蛋糕。"],
+         ["D9:3"]),
+        (HELD17, ["我上司今年多大了来着？", "那她是啥学历？"], ["D4:8"]),
+        (HELD17, ["上回说的那个边游山边下棋、顺便交朋友的活动，要搞多久来着？"],
+         ["D7:4", "D8:3"]),
+        (HELD17, ["我叔叔是干啥的来着？", "不是，我问的是他单位叫啥"], ["D6:3", "D9:6"]),
+    ],
+    "memdaily-zh-dev/memdaily-u48.json": [
+        (HELD17, ["我婶婶叫啥名儿来着？", "那她电话多少？"], ["D7:5"]),
+        (HELD17, ["我表弟哪天过生日来着？前阵子好像跟你提过"], ["D4:6"]),
+        (HELD17, ["那个一帮人凑一块儿比赛打球的活动，要搞几天来着？"], ["D2:4", "D3:12"]),
+        (HELD17, ["俺姑娘在哪儿念书来着？"], ["P5"]),
+    ],
+}
+HELD17_PLANTED: dict[str, list[tuple[str, int, str]]] = {
+    "locomo/conv-42.json": [
+        ("P4", 15, "I've started reading stories to the little ones at the public library every "
+                   "Saturday morning, they're brutally honest critics lol."),
+    ],
+    "realtalk-dev/Chat_8_Akib_Muhhamed.json": [
+        ("P3", 13, "my cousin rafi finally opened his halal food truck by the train station, been "
+                   "eating there like every day lol"),
+    ],
+    "memdaily-zh-dev/memdaily-u48.json": [
+        ("P5", 6, "我闺女去年考上了浙大的研究生，学的是临床医学。"),
+    ],
+}
+held_out_add(HELD17_PROBES, HELD17_PLANTED)
+
+
 class RoundProvider:
     """Answers at once; keeps every request of the last turn (a group's round)."""
 
