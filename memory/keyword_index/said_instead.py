@@ -161,6 +161,10 @@ SAID_INSTEAD: tuple[tuple[tuple[str, ...], tuple[str, ...]], ...] = (
       "any children"),
      ("son", "daughter", "baby", "kid", "child", "toddler")),
     (("parents", "folks"), ("mom", "mum", "dad", "mother", "father", "parent")),
+    # A relative is told by who ("my cousin rafi finally opened his halal food truck").
+    (("relative", "relatives", "family member", "family members"),
+     ("relative", "cousin", "aunt", "uncle", "niece", "nephew", "grandma", "grandpa",
+      "grandmother", "grandfather", "in-law", "in-laws")),
     (("where do i live", "where i live", "where am i living", "address", "neighborhood",
       "neighbourhood"),
      ("live", "moved", "apartment", "house", "rent", "neighborhood", "neighbourhood")),
@@ -475,7 +479,7 @@ WORDS_EN = frozenset(word for keys, words in SAID_INSTEAD for word in (*keys, *w
 NOT_KINDS = frozenset({"name", "名字", "boss", "领导", "老婆", "老公", "几号", "多久", "多少人",
                        "女儿", "儿子", "weirdest", "called", "coffee", "training", "landlord",
                        "房东", "award", "surface", "how many people", "外国", "weekend", "周末",
-                       "best", "color", "颜色", "roommate", "boozy",
+                       "best", "color", "颜色", "roommate", "boozy", "relative",
                        "switched to"})
 
 

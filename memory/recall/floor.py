@@ -12,6 +12,7 @@ bench/recall_floor.py)."""
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 from memory.keyword_index.bm25 import text_tokenize
@@ -92,17 +93,21 @@ _ASKING_START_EN = frozenset("""
 what whats what's where wheres where's which who whos who's how when do did does is was
 """.split())
 _ASKING_ZH = ("哪", "什么", "啥", "谁", "吗", "几")
+# "…again" / "…来着" at the end asks for what was said before, whatever it names ("whats that
+# new lunch spot my relative runs again"); small talk does not end so.
+_ASKED_AGAIN = re.compile(r"(?:(?<![a-z'])again|来着)[\s.!~…]*$", re.IGNORECASE)
 
 
 def question_asks(query: str) -> bool:
     """Whether `query` asks: it ends in a question mark, or it is typed without one and asks
-    for a kind of personal fact with a question word."""
+    again for what was said or for a kind of personal fact, with a question word."""
     text = query.rstrip()
     if text.endswith(("?", "？")):
         return True
     words = text.lower().split(maxsplit=1)
     starts = bool(words) and words[0] in _ASKING_START_EN
-    return (starts or any(word in text for word in _ASKING_ZH)) and bool(kinds_asked(text))
+    return (starts or any(word in text for word in _ASKING_ZH)) and (
+        bool(_ASKED_AGAIN.search(text)) or bool(kinds_asked(text)))
 
 
 def asked_words(query: str, speakers: set[str]) -> set[str]:

@@ -57,6 +57,7 @@ EN_CHAT_FILLERS = ("lol", "lmao", "lmfao", "rofl", "haha", "hahaha", "hehe", "br
 EN_CHAT_SPELLINGS = {"wat": "what", "wats": "what's", "whats": "what's", "wut": "what",
                      "whos": "who's", "wheres": "where's", "hows": "how's", "u": "you",
                      "ur": "your", "urs": "yours", "im": "i'm", "ive": "i've", "n": "and",
+                     "ud": "you'd", "youd": "you'd", "youre": "you're", "theyre": "they're",
                      # Negations typed without the apostrophe are stop words as written.
                      **{word: f"{word[:-1]}'t" for word in (
                          "dont", "didnt", "doesnt", "cant", "couldnt", "wouldnt", "shouldnt",

@@ -225,6 +225,11 @@ def test_a_personal_fact_asked_without_a_question_mark_keeps_the_first_lines():
     # A chat filler before the question word: it still asks.
     assert [floor_keeps(s) for s in signals_read("yo where am i from again", [best, hit],
                                                   near)] == [True, True]
+    # Asked again, it asks whatever it names ("my relative" for "my cousin rafi").
+    for again in ("whats that lunch spot my relative runs again lol", "那家店叫啥来着"):
+        assert [floor_keeps(s) for s in signals_read(again, [best, hit], near)] == [True, True]
+    assert [floor_keeps(s) for s in signals_read("whats that lunch spot my relative runs",
+                                                  [best, hit], near)] == [True, False]
 
 
 def test_a_turn_fills_the_memory_share_not_a_fixed_number_of_lines(store, instance, memory_on,

@@ -92,6 +92,7 @@ def test_the_event_a_personal_fact_is_asked_before_is_not_searched(text, query):
     ("nope, I meant the blue one", "the blue one"),
     ("what does that word mean", "what does that word mean"),
     ("which one is urs", "which one is yours"),
+    ("what animal did u say ud wanna come back as", "what animal say you'd wanna come back as"),
     ("nah wait i mean u, which day did u pick", "you which day pick"),
     ("wait where's my flatmate off to again?", "where's my flatmate off to again"),
     # A negation typed without its apostrophe is a stop word, not a rare word of the question.

@@ -293,6 +293,10 @@ def test_duobig_after_a_person_or_a_time_asks_an_age(question):
     ("what was that boozy thing they went to", [
         "They went to the park.", "We went to a wine tasting last weekend and loved it!",
         "Nice weather."]),
+    # A relative is told by who.
+    ("which relative of mine opened a food place", [
+        "I opened the window, it was hot.", "my cousin rafi finally opened his halal truck",
+        "Nice weather."]),
     ("我婶婶念到啥程度了", ["我婶婶今年56岁。", "我婶婶学历挺高的，她是硕士毕业的。",
                             "今天天气不错。"]),
     # The weekend is told by its day.
