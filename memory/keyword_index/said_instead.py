@@ -18,6 +18,7 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
+from memory.keyword_index.chat_short import SAID_SHORT
 from memory.keyword_index.stated import (
     MARK_ASKED_WITH,
     PEOPLE_ZH,
@@ -80,6 +81,15 @@ _DOG_BREEDS = ("retriever", "labrador", "poodle", "bulldog", "beagle", "husky", 
                "schnauzer", "greyhound", "doberman", "pitbull", "german shepherd", "shih tzu")
 _CAT_BREEDS = ("tabby", "siamese", "ragdoll", "maine coon", "sphynx", "calico")
 _BIRDS = ("parakeet", "parrot", "budgie", "cockatiel", "canary", "lovebird", "cockatoo", "macaw")
+# The peoples a family is said to come from (the adjective, as lines say "half Japanese").
+_PEOPLES_EN = (
+    "american", "mexican", "japanese", "chinese", "korean", "vietnamese", "filipino", "thai",
+    "indian", "pakistani", "bangladeshi", "italian", "irish", "german", "french", "spanish",
+    "portuguese", "polish", "greek", "russian", "ukrainian", "cuban", "dominican", "colombian",
+    "brazilian", "peruvian", "nigerian", "ghanaian", "ethiopian", "somali", "egyptian",
+    "lebanese", "turkish", "iranian", "persian", "arab", "african", "asian", "latino", "latina",
+    "hispanic", "swedish", "norwegian", "dutch", "scottish", "british", "canadian", "jamaican",
+    "haitian", "puerto rican", "salvadoran", "guatemalan", "armenian", "syrian", "moroccan")
 # Pets and animals kept or met beside dogs and cats; none a dinner ("fish", "chicken", "goat").
 _SMALL_PETS = ("hamster", "rabbit", "bunny", "guinea pig", "ferret", "parrot", "iguana", "lizard",
                "gecko", "turtle", "tortoise", "snake", "goldfish", "horse", "pony", "frog",
@@ -139,9 +149,13 @@ SAID_INSTEAD: tuple[tuple[tuple[str, ...], tuple[str, ...]], ...] = (
      ("trip", "travel", "vacation", "holiday", "flight", "hotel")),
     (("medication", "medicine", "meds", "prescription"),
      ("medication", "medicine", "pills", "drug", "meds", "prescription")),
+    # ...and by what the stomach cannot take ("whats that food thing my stomach cant handle" for
+    # "its cheese I cant have cheese, any dairy product doesnt agree with me").
     (("allergy", "allergies", "allergic", "can't eat", "cannot eat", "can’t eat", "dietary",
-      "intolerance", "intolerant"),
-     ("allergic", "allergy", "intolerant", "intolerance", "vegetarian", "vegan", "eat")),
+      "intolerance", "intolerant", "can't handle", "cannot handle", "can’t handle",
+      "agree with me", "not agree with"),
+     ("allergic", "allergy", "intolerant", "intolerance", "vegetarian", "vegan", "eat",
+      "lactose", "dairy", "gluten", "stomach", "agree with me")),
     (("birthday", "birthdays", "bday", "date of birth", "birth date", "when was i born",
       "when i was born", "year older"),
      ("birthday", "born")),
@@ -149,8 +163,10 @@ SAID_INSTEAD: tuple[tuple[tuple[str, ...], tuple[str, ...]], ...] = (
      ("hobby", "hobbies", "pastime", "free time", "spare time", "weekend", "practice",
       "practise", "lesson", "club", "class", "classes", "workshop", "took up", "picked up")),
     # A sport is asked by the word and told by the game ("my cousin is really into climbing").
-    # "work out" is no key: "how did the interview work out?" asks no sport.
-    (("sport", "sports", "exercise"),
+    # "work out" is no key: "how did the interview work out?" asks no sport. Keeping in shape
+    # is told by the sport ("to stay in shape" for "started hitting the gym").
+    (("sport", "sports", "exercise", "stay in shape", "keep in shape", "get in shape",
+      "staying in shape", "stay fit", "keep fit", "keeping fit", "workout", "workouts"),
      ("sport", "basketball", "soccer", "football", "tennis", "badminton", "volleyball", "golf",
       "baseball", "hockey", "rugby", "cricket", "swimming", "swim", "running", "jogging",
       "climbing", "bouldering", "yoga", "pilates", "skiing", "snowboarding", "surfing",
@@ -249,6 +265,14 @@ SAID_INSTEAD: tuple[tuple[tuple[str, ...], tuple[str, ...]], ...] = (
     # alone stems into "manage"); 我领导 is 我的上司, 我老婆 我媳妇. Words, not a kind of fact
     # (NOT_KINDS).
     (("boss", "supervisor", "manager"), ("boss", "supervisor")),
+    # Where one's family comes from is told by a people's name ("like heritage wise" for "my
+    # wife is half Japanese").
+    (("heritage", "ethnicity", "ethnic", "nationality", "ancestry", "descent"),
+     ("heritage", "ethnicity", "nationality", "ancestry", "descent", "immigrant", "immigrants",
+      "immigrated", *_PEOPLES_EN)),
+    # Money is told by its sums ("my weekend gig for extra cash" for "for 20 bucks a pop").
+    (("cash", "extra money", "side money", "spending money", "pocket money"),
+     ("cash", "money", "bucks", "dollars", "paid", "pays", "tips")),
     # What one saves for is told by the putting aside and the thing wanted ("putting 200 bucks
     # aside every month, I really want a used Ducati").
     (("saving up", "saving for", "save up", "save for", "saving money", "saving towards",
@@ -378,38 +402,6 @@ SAID_INSTEAD: tuple[tuple[tuple[str, ...], tuple[str, ...]], ...] = (
 )
 
 
-# Words chat shortens. A question typed short is searched for the long word when no line of the
-# session says the short one (memory/recall/typos.py: "uni" is no slip of "unit", and the long
-# word is the one other lines hold); a question saying the long word also meets a line that said
-# it short ("what is my little brother training to be?" for "my lil bro just got into culinary
-# school"), at ALTERNATIVE_WEIGHT. The commonest, not every one.
-CHAT_SHORT = {"uni": "university", "bday": "birthday", "bf": "boyfriend", "gf": "girlfriend",
-              "bff": "best friend", "bestie": "best friend", "hubby": "husband",
-              "missus": "wife", "wifey": "wife",
-              "roomie": "roommate", "sis": "sister", "lil": "little",
-              "fam": "family", "convo": "conversation", "fav": "favorite", "fave": "favorite",
-              "pics": "pictures", "vid": "video", "vids": "videos", "insta": "instagram",
-              "yt": "youtube", "ppl": "people", "appt": "appointment", "mins": "minutes",
-              "hrs": "hours", "grad": "graduate", "undergrad": "undergraduate",
-              "prof": "professor", "vacay": "vacation", "bball": "basketball",
-              "temp": "temperature", "temps": "temperatures"}
-
-
-def _said_short() -> dict[str, tuple[tuple[str, ...], ...]]:
-    shorts: dict[str, list[tuple[str, ...]]] = {}
-    # "bro" is also a way to address someone (a filler in a question: memory/recall/queries.py),
-    # so it is only looked for in lines.
-    for short, word in {**CHAT_SHORT, "bro": "brother"}.items():
-        stems, short_stems = text_tokenize(word), text_tokenize(short)
-        if len(stems) == 1 and short_stems and short_stems != stems:
-            shorts.setdefault(stems[0], []).append(tuple(short_stems))
-    return {stem: tuple(dict.fromkeys(runs)) for stem, runs in shorts.items()}
-
-
-# A question's word (its stem) -> the short words a line may say instead.
-SAID_SHORT = _said_short()
-
-
 @dataclass(frozen=True)
 class Term:
     """One term of a keyword search: the question's own tokens (all of them in a line, counted
@@ -480,7 +472,7 @@ NOT_KINDS = frozenset({"name", "名字", "boss", "领导", "老婆", "老公", "
                        "女儿", "儿子", "weirdest", "called", "coffee", "training", "landlord",
                        "房东", "award", "surface", "how many people", "外国", "weekend", "周末",
                        "best", "color", "颜色", "roommate", "boozy", "relative",
-                       "switched to"})
+                       "switched to", "cash"})
 
 
 def kinds_asked(text: str) -> list[tuple[str, tuple[str, ...]]]:

@@ -53,7 +53,7 @@ PUNCTUATION = "?？!！。，,.、；;：:~…\"'“”‘’()（）[]【】 \t
 # first are removed, the second written as the question words they are (stop words there).
 EN_CHAT_FILLERS = ("lol", "lmao", "lmfao", "rofl", "haha", "hahaha", "hehe", "bro", "bruh",
                    "yo", "dude", "tho", "pls", "plz", "btw", "omg", "rn", "tbh", "smh", "ngl",
-                   "imo", "imho", "idk", "ikr", "lowkey")
+                   "imo", "imho", "idk", "ikr", "lowkey", "ugh", "ughh", "welp", "oof")
 EN_CHAT_SPELLINGS = {"wat": "what", "wats": "what's", "whats": "what's", "wut": "what",
                      "whos": "who's", "wheres": "where's", "hows": "how's", "u": "you",
                      "ur": "your", "urs": "yours", "im": "i'm", "ive": "i've", "n": "and",

@@ -32,7 +32,8 @@ from typing import Any, Protocol, TypeVar
 
 import snowballstemmer
 
-from memory.keyword_index.said_instead import CHAT_SHORT, WORDS_EN
+from memory.keyword_index.chat_short import CHAT_SHORT
+from memory.keyword_index.said_instead import WORDS_EN
 from memory.keyword_index.tokens import STOP_WORDS_EN
 from memory.recall.queries import (
     ASKING_EN,
@@ -302,6 +303,7 @@ puke puked puking barf barfed yummy yum comfy hangry cringe cringy selfie selfie
 emoji emojis binge bingeing meme memes vibing sorta sus boba matcha ramen sushi tacos
 burrito burritos kimchi wifi spotify tiktok snapchat lyft airbnb playlist playlists smoothie
 smoothies latte lattes avocado brunch takeout hungover hangover gramps podcast podcasts
+hype hyped hyping
 """.split())
 
 

@@ -83,6 +83,7 @@ def test_the_event_a_personal_fact_is_asked_before_is_not_searched(text, query):
     ("did you see it yesterday, bro?", "see it"),
     ("what animal am i babysitting rn lol", "what animal am i babysitting"),
     ("ngl idk what my sister does tbh", "what my sister does"),
+    ("ugh what did my sister say", "what did my sister say"),
     # "wait" opening a question is a pause; said of waiting it stays.
     ("wait what did i say the perfect temp was again lol", "the perfect temp was again"),
     ("lol wait, which piece was it again", "which piece was it again"),

@@ -138,7 +138,7 @@ def test_an_english_word_the_session_lacks_is_not_taken_for_a_slip():
     class Session:
         def counts(self, terms):
             return {term: int(term in {"disgust", "chill", "film", "pike", "sushi", "chunk",
-                                       "saga"})
+                                       "saga", "hopeing", "book"})
                     for term in terms}
 
         def like(self, *, first, lengths, limit):
@@ -149,6 +149,8 @@ def test_an_english_word_the_session_lacks_is_not_taken_for_a_slip():
         "flims": "films"}
     # A chat word the models' vocabularies lack is no slip of a word the session holds.
     assert typos_correct("that food that made u puke at a sushi place", Session()).changes == {}
+    # "hyping" was "corrected" to a slip a line of the session held ("hopeing").
+    assert typos_correct("whats that book u kept hyping", Session()).changes == {}
     # Nor is a word made with "re" or "un" ("repaint" was "corrected" to "reprint"); a slip
     # that only starts so still is one.
     assert english("repaint") and english("rewatched") and english("unfollow")

@@ -304,9 +304,28 @@ def test_duobig_after_a_person_or_a_time_asks_an_age(question):
                                     "今天天气不错。"]),
     ("what do i do on weekends again", ["I ride to work every day.", "every saturday morning i "
                                         "teach chess at the community center", "Nice weather."]),
-    # A word chat shortens meets the line that said it short.
+    # A word chat shortens meets the line that said it short...
     ("what is my little brother training to be", [
         "My cousin is a chef.", "my lil bro just got into culinary school in chicago",
+        "Nice weather."]),
+    # ...and a question typed short the line that said it long.
+    ("that comp i was putting on w the other schools", [
+        "My studio is near the other schools.", "I'm hosting a dance competition with the "
+        "schools next month.", "Nice weather."]),
+    # Where a family comes from is told by a people's name.
+    ("where's my wife's family from, heritage wise?", [
+        "My cousin's family loves the beach.", "My wife is half Japanese but she's never been "
+        "there.", "Nice weather."]),
+    # Keeping in shape by the sport.
+    ("what did i start doing to stay in shape", ["I need to start saving.", "Started hitting "
+                                                 "the gym last week.", "Nice weather."]),
+    # Money by its sums.
+    ("whats my gig for extra cash", ["The gig I went to was loud.", "walking the neighbor's "
+                                     "huskies for 20 bucks a pop, another gig lol",
+                                     "Nice weather."]),
+    # What the stomach cannot take, by what disagrees with it.
+    ("what was the food my stomach can't handle", [
+        "That food place downtown is great.", "Any dairy food I have doesnt agree with me",
         "Nice weather."]),
 ])
 def test_a_question_in_one_wording_finds_the_line_told_in_another(question, lines):
