@@ -2155,6 +2155,170 @@ HELD18_PLANTED: dict[str, list[tuple[str, int, str]]] = {
 held_out_add(HELD18_PROBES, HELD18_PLANTED)
 
 
+# A nineteenth held-out set (2026-12-05): written before any change it measures, by a writer who did
+# not read the app's recall, on LoCoMo conv-26, conv-42 and conv-47, conv-41 played as a group (a
+# question to Rook about what Maria said), REALTALK Chat_7, Chat_8 and Chat_10, MemDaily u40, u43
+# and u47; facts no earlier set asked. Follow-ups leaning on the line before ("why'd i pick them
+# again?", "do u guys go a lot or is it more of a rare treat?", "how long have u had em now?", "what
+# else did i ride besides the coasters?", "what did she try for the first time out there?", "how
+# often does she switch em up again", "what time did i drag the fam outside to see it again", "what
+# was she in again, like a concert?", 那他生日哪天？, 那她念到啥程度了？, 那他念到哪儿了？), corrections that turn the
+# question to another fact or person (nah i mean the thing for the kids at the youth center, nah i
+# mean that beach gadget of urs, nah wait how often…, nah i mean my bro…, 不是，我问的是他个子多高 / 他平时爱捣鼓啥 /
+# 她平时爱干啥), vague times (way back, a while back, that time, 上回, 前阵子), a question at the end of a
+# chatty message (anyway, btw, 话说, 对了), typos and slang (u, ur, w, n, r, rn, lol, smh, tryna, dont /
+# didnt without apostrophe), colloquial Chinese (来着, 啥, 俺, 名儿, 营生, 捣鼓), a category or a paraphrase
+# the chat never uses (that six-string for acoustic guitar, the adoption place for the agency, the
+# thing for the kids at the youth center for a talent show, a rare treat for once or twice a year,
+# what to grab to make a living room cozy for a fluffy couch, a weighted blanket and dimmable
+# lights, that lil craft thing for a bookmark and the writers' circle for the writing club, what
+# breed for Labrador, the beach gadget for the metal detector, the hookup w housing for the
+# organisation he was linked to, that creep of an ex for the toxic partner, the cozy lil
+# monster-collecting game w the card battles for Ooblets, that gadget for a laser leveler, what he
+# ended up deciding was best for modified socialism, the phone games w the loot box pulls for gacha
+# games, where i headed over to for across the river to Jersey, 八千人的硬件大会 for 硬件创新与发展论坛,
+# 大伙儿晒技术新成果、互相交流合作的会 for 硬件创新研讨会, 满世界跑邮局、跟邮友换心得的旅行 for 邮旅探索之旅, 年底给销售团队发奖、定明年目标的大会 for 销售年度盛典,
+# 边骑车边吃好吃的活动 for 骑行美食文化节), the player's own facts in the chats asked in other words (the guitar's
+# years, the agency, the living-room advice, the bookmark, Daisy's breed, the countries before
+# Canada, the amusement park, the ex, Ooblets, the laser leveler, the blood moon, gacha games, the
+# snow in Jersey), planted in words the question does not use (my lil sis training to be for a kid
+# sister in nursing school, what i finally managed to get after bombing it for a motorcycle license
+# on the third try, 俺媳妇干啥营生 for 我老婆开了家花店) or told in a lead-in turn (a big sister's wedding in
+# Savannah asked as where's my sis getting hitched). Every expected id was checked against its line
+# and the whole conversation searched for other lines holding the answer (e.g. conv-42's bookmark
+# also D22:20 (Nate names it), Chat_8's laser leveler also D10:43 (Muhhamed names it), Chat_10's
+# gacha games D19:15, D19:16 and D19:18 and the brother's viola D14:9 and D14:10, u40's 研讨会 四天 D1:5
+# and D5:10 and the boss's 171 D6:7 and D8:2, u43's 舅妈 硕士 D2:7 and D7:1 and the 邮旅 start D2:15 and
+# D8:2); left out as only half holding it: conv-42's D23:24 (her own couch and blanket, not the
+# advice), conv-26's D15:19 (guitar, no years), Chat_7's D4:13 (Vanessa's own nails every couple of
+# weeks, not the girlfriend's), Chat_8's D10:44 (the shelves, no tool), conv-41's D6:7 (the housing
+# link, no name). Played alone with --only "held out 19".
+# On 7bdbdd2f (main's recall, before any change it measures; 2026-12-05 10:21-10:24, load 4),
+# played alone (--only "held out 19"): found 40/40, @5 34/40, @10 38/40; by file: conv-26 4/4, 4/4,
+# 4/4; conv-42 4/4, 4/4, 4/4; conv-47 4/4, 3/4, 3/4; Chat_7 4/4, 3/4, 4/4; Chat_8 4/4, 3/4, 4/4;
+# Chat_10 4/4, 3/4, 3/4; u40 4/4, 4/4, 4/4; u43 4/4, 2/4, 4/4; u47 4/4, 4/4, 4/4; group conv-41 4/4,
+# 4/4, 4/4 (found, @5, @10). No expected id and no turn of any probe was changed after the run.
+HELD19 = "held out 19"
+HELD19_PROBES: dict[str, list[tuple[str, list[str], list[str]]]] = {
+    "locomo/conv-26.json": [
+        (HELD19, ["ugh my landlord finally fixed the heater n now the sink's leaking lol, this "
+                  "place is cursed. anyway how long have i been strumming that six-string of "
+                  "mine?"],
+         ["D15:21"]),
+        (HELD19, ["been thinking about that adoption place i went w way back",
+                  "why'd i pick them again?"], ["D2:12"]),
+        (HELD19, ["whats that art show i was putting together again?",
+                  "nah i mean the thing we were planning for the kids at the youth center"],
+         ["D15:11"]),
+        (HELD19, ["the kids must've had a blast flying kites at the beach lol",
+                  "do u guys go a lot or is it more of a rare treat?"], ["D10:10"]),
+    ],
+    "locomo/conv-42.json": [
+        (HELD19, ["my roommate keeps swiping my oat milk n then acts all innocent smh, im tryna "
+                  "make my own place comfy too. btw what did i tell u to grab to make ur living "
+                  "room all cozy?"], ["D23:26"]),
+        (HELD19, ["ur turtles r honestly the chillest lil guys lol", "how long have u had em now?"],
+         ["D2:12"]),
+        (HELD19, ["that lil craft thing i made for one of the ladies in my writers' circle a while "
+                  "back, what was it?"], ["D22:19", "D22:20"]),
+        (HELD19, ["whats my lil sis training to be again? my aunt asked n i blanked lol"], ["P5"]),
+    ],
+    "locomo/conv-47.json": [
+        (HELD19, ["the vet's intake form wants daisy's breed n i totally blanked lol, what is she "
+                  "again?"], ["D9:12"]),
+        (HELD19, ["ugh sam dragged me thru ikea for 4 hrs n ned chewed up the receipt lol. btw "
+                  "besides italy where else had i been before that canada trip?"], ["D6:14"]),
+        (HELD19, ["that amusement park day w the guys was such a blast",
+                  "what else did i ride besides the coasters?"], ["D12:3"]),
+        (HELD19, ["how long had u been drumming when u showed me ur kit?",
+                  "nah i mean that beach gadget of urs, what kinda stuff did u dig up w it?"],
+         ["D2:12"]),
+    ],
+    "group:locomo/conv-41.json": [
+        (HELD19, ["Rook, Maria went on some solo trip a while back right?",
+                  "what did she try for the first time out there?"], ["D13:30"]),
+        (HELD19, ["Rook, what does Maria usually get up to w her friends at her place?"],
+         ["D2:17"]),
+        (HELD19, ["Rook, that guy Maria got hooked up w housing after her charity event a while "
+                  "back, whats his name again?"], ["D6:5"]),
+        (HELD19, ["Rook, whats Maria's new puppy called?",
+                  "nah wait, how often did she say she helps out at the dog shelter"], ["D17:12"]),
+    ],
+    "realtalk-dev/Chat_7_Nebraas_Vanessa.json": [
+        (HELD19, ["how long was i stuck w that creep of an ex again? my trainer asked n i didnt "
+                  "even know what to say"], ["D14:6"]),
+        (HELD19, ["ur gf still getting her nails done all the time?",
+                  "how often does she switch em up again"], ["D4:14"]),
+        (HELD19, ["ugh 12 appointments back to back n the clinic printer jammed twice smh. btw "
+                  "what was that cozy lil monster-collecting game w the card battles i was gonna "
+                  "start"],
+         ["D6:31"]),
+        (HELD19, ["omg my big sister just got engaged!! the wedding's gonna be in savannah next "
+                  "october", *SMALL_TALK, "wait where's my sis getting hitched again lol"],
+         ["said:0"]),
+    ],
+    "realtalk-dev/Chat_8_Akib_Muhhamed.json": [
+        (HELD19, ["what was that gadget i was fiddling w to get my shelves straight?"],
+         ["D8:3", "D10:43"]),
+        (HELD19, ["that blood moon pic i sent u still looks sick lol",
+                  "what time did i drag the fam outside to see it again"], ["D22:62"]),
+        (HELD19, ["another group project at work w the same freeloaders smh, im so done. btw ur "
+                  "buddy who did that whole US economy thing for his research, what did he end up "
+                  "deciding was best lol"], ["D18:2"]),
+        (HELD19, ["wait what did i finally manage to get after bombing it a couple times lol"],
+         ["P4"]),
+    ],
+    "realtalk-dev/Chat_10_Fahim_Muhhamed.json": [
+        (HELD19, ["my cousin keeps begging me to try some phone game w all the loot box pulls lol. "
+                  "what kinda games did i say i swore off again?"],
+         ["D19:15", "D19:16", "D19:18"]),
+        (HELD19, ["u went to watch ur sister perform a while back right?",
+                  "what was she in again, like a concert?"], ["D14:1"]),
+        (HELD19, ["trains were packed n some dude spilled coffee on my sketchbook smh. anyway "
+                  "where did i head over to that time that had way more snow than us"], ["D13:15"]),
+        (HELD19, ["what instrument do i play again lol",
+                  "nah i mean my bro, which one did he go w instead of the cello i wanted for him"],
+         ["D14:9", "D14:10"]),
+    ],
+    "memdaily-zh-dev/memdaily-u40.json": [
+        (HELD19, ["我下属多高来着？", "那他生日哪天？"], ["D7:8"]),
+        (HELD19, ["我上司多大岁数来着？", "不是，我问的是他个子多高"], ["D6:7", "D8:2"]),
+        (HELD19, ["今天在车间调了一上午示波器，脖子都僵了。话说那个八千人的硬件大会哪天开幕来着？"],
+         ["D1:3"]),
+        (HELD19, ["前阵子说的那个大伙儿晒技术新成果、互相交流合作的会，要开几天来着？"],
+         ["D1:5", "D5:10"]),
+    ],
+    "memdaily-zh-dev/memdaily-u43.json": [
+        (HELD19, ["我舅妈叫啥名儿来着？", "那她念到啥程度了？"], ["D2:7", "D7:1"]),
+        (HELD19, ["我下属生日几号来着？", "不是，我问的是他平时爱捣鼓啥"], ["D3:4"]),
+        (HELD19, ["今天连飞了三段，腿都站麻了。对了，那个满世界跑邮局、跟邮友换心得的旅行，"
+                  "啥时候出发来着？"], ["D2:15", "D8:2"]),
+        (HELD19, ["俺媳妇现在干啥营生来着？"], ["P6"]),
+    ],
+    "memdaily-zh-dev/memdaily-u47.json": [
+        (HELD19, ["我叔叔今年多大了来着？", "那他念到哪儿了？"], ["D8:4"]),
+        (HELD19, ["我下属多大了来着？", "不是，我问的是她平时爱干啥"], ["D4:2"]),
+        (HELD19, ["今天跑了一天客户，嘴皮子都磨破了。"
+                  "话说那个年底给销售团队发奖、定明年目标的大会，要开几天来着？"], ["D1:2"]),
+        (HELD19, ["上回说的那个边骑车边吃好吃的活动，几点开始来着？"], ["D2:2"]),
+    ],
+}
+HELD19_PLANTED: dict[str, list[tuple[str, int, str]]] = {
+    "locomo/conv-42.json": [
+        ("P5", 20, "My kid sister Bree just moved into my spare room while she finishes nursing "
+                   "school, so bye bye home office lol."),
+    ],
+    "realtalk-dev/Chat_8_Akib_Muhhamed.json": [
+        ("P4", 17, "finally got my motorcycle license!! took me 3 tries on that stupid cone test "
+                   "lol"),
+    ],
+    "memdaily-zh-dev/memdaily-u43.json": [
+        ("P6", 4, "我老婆上个月在小区门口开了家花店，天天忙到半夜。"),
+    ],
+}
+held_out_add(HELD19_PROBES, HELD19_PLANTED)
+
+
 class RoundProvider:
     """Answers at once; keeps every request of the last turn (a group's round)."""
 
