@@ -342,7 +342,10 @@ SAID_INSTEAD: tuple[tuple[tuple[str, ...], tuple[str, ...]], ...] = (
     (("生日", "出生日期", "什么时候出生", "哪天出生", "哪年出生", "几号出生", "什么时候生的",
       "哪天生的"),
      ("生日", "出生", "过生")),
-    (("爱好", "兴趣", "业余", "闲暇", "消遣", "空闲"),
+    # A pastime is also asked as what one tinkers with ("他平时爱捣鼓啥" for "喜欢编程这个兴趣
+    # 爱好"); not as what one loves to do ("爱干啥"), which brought up everyone's 爱好 above
+    # "我表妹特别喜欢听音乐会".
+    (("爱好", "兴趣", "业余", "闲暇", "消遣", "空闲", "捣鼓"),
      ("爱好", "兴趣", "业余", "周末", "每周", "练习", "兴趣班", "培训班", "报了")),
     (("运动", "体育", "锻炼", "什么球", "啥球"),
      ("运动", "篮球", "足球", "网球", "羽毛球", "乒乓球", "排球", "高尔夫", "游泳", "跑步",
@@ -361,6 +364,11 @@ SAID_INSTEAD: tuple[tuple[tuple[str, ...], tuple[str, ...]], ...] = (
     (("外国", "国外", "出国", "海外"), ("外国", "国外", "异国", "异域", "海外", "境外", "出国")),
     # How many came is told as the size ("…手作音乐会的规模是五千人").
     (("多少人", "几个人", "人数"), ("规模", "人数", "参加")),
+    # Where an event is held is told as its venue ("…的会，在哪个城市开来着" for
+    # "美食创新会的地点是山东青岛").
+    (("在哪儿开", "在哪开", "在哪里开", "哪个城市开", "在哪儿办", "在哪办", "在哪里办",
+      "哪个城市办", "在哪儿举办", "在哪举办", "在哪里举办", "哪个城市举办", "在哪儿举行",
+      "在哪举行", "在哪里举行", "哪个城市举行"), ("地点", "举办地", "举行", "举办")),
     # How long is asked as 多久 and told as the span ("异域瑜伽之旅的持续时间是四个周", 为期三天).
     (("多久", "多长时间", "多少天", "持续多久"), ("持续", "时长", "为期", "天数")),
     (("女儿", "闺女"), ("女儿", "闺女")),
@@ -469,9 +477,9 @@ WORDS_EN = frozenset(word for keys, words in SAID_INSTEAD for word in (*keys, *w
 # name is asked of anything ("what's the name of that band?"), so a question saying "name" is
 # not taken for one about the asker's own fact, and a line saying "called" is no telling of it.
 NOT_KINDS = frozenset({"name", "名字", "boss", "领导", "老婆", "老公", "几号", "多久", "多少人",
-                       "女儿", "儿子", "weirdest", "called", "coffee", "training", "landlord",
-                       "房东", "award", "surface", "how many people", "外国", "weekend", "周末",
-                       "best", "color", "颜色", "roommate", "boozy", "relative",
+                       "在哪儿开", "女儿", "儿子", "weirdest", "called", "coffee", "training",
+                       "landlord", "房东", "award", "surface", "how many people", "外国",
+                       "weekend", "周末", "best", "color", "颜色", "roommate", "boozy", "relative",
                        "switched to", "cash"})
 
 

@@ -75,6 +75,7 @@ POOL_DEPTH_MIN = 25
 # The second hop of a conditional question adds the start of the first hop's line: a statement
 # names its subject early, and a long reply would make the second search as slow as its length.
 BRIDGE_MAX_CHARS = 60
+BRIDGE_SCAN_CHARS = 400  # of a long line, the start: the bridge is its first BRIDGE_MAX_CHARS
 BRIDGE_MAX_WORDS = 12
 # Lines of a session that holds at least two of the SESSION_TOP best first-pass hits
 # (memory/recall/feedback.py): real chats keep to a topic for a while.
@@ -488,7 +489,23 @@ def bridge_words(line: str, condition: str) -> str:
         used = set(condition.lower().split())
         kept = [word for word in line.split() if word.lower().strip(".,!?") not in used]
         return " ".join(kept[:BRIDGE_MAX_WORDS])
-    return "".join(char for char in line if char not in condition).strip()[:BRIDGE_MAX_CHARS]
+    return _without_shared(line[:BRIDGE_SCAN_CHARS], condition).strip()[:BRIDGE_MAX_CHARS]
+
+
+def _without_shared(line: str, condition: str) -> str:
+    """`line` without the runs of two or more characters it shares with `condition`, the
+    longest first, each run of the condition used once: "美食创新会的主要内容是…聚焦餐饮创新" for
+    "大厨们凑一块儿聊餐饮创新" keeps the event's name (dropping every shared character made it
+    "美食会")."""
+    for size in range(len(condition), 1, -1):
+        start = 0
+        while start + size <= len(condition):
+            run = condition[start:start + size]
+            if "\0" not in run and run in line:
+                line = line.replace(run, "")
+                condition = f"{condition[:start]}\0{condition[start + size:]}"
+            start += 1
+    return line
 
 
 def rankings_interleave(rankings: list[list[Hit]], k: int) -> list[Hit]:

@@ -15,9 +15,11 @@ key next to its first letter ("rhe": the), then compared with the session's term
 length, two edits allowed from TWO_EDITS_FROM letters on. An English word the session lacks
 ("discussing" is not "disgusting", english()) is corrected only to a commoner English word one
 dropped, doubled or swapped letter away that REAL_WORD_SAID lines of the session hold ("pest":
-pets). A word chat shortens ("uni", "bday", CHAT_SHORT) is written out when no line of the session
-holds it. A message is read for at most MAX_WORDS words and at most MAX_CORRECTED of them are
-corrected, each comparison bounded, so no text a player sends makes the correction run long.
+pets), never to itself with an ending ("creep" is no "creepy") and never when it is a chat word
+the vocabularies lack (CHAT_ENGLISH: "loot" is no "lot"). A word chat shortens ("uni", "bday",
+CHAT_SHORT) is written out when no line of the session holds it. A message is read for at most
+MAX_WORDS words and at most MAX_CORRECTED of them are corrected, each comparison bounded, so no
+text a player sends makes the correction run long.
 docs/memory.md, "Questions typed with typos".
 """
 
@@ -303,7 +305,7 @@ puke puked puking barf barfed yummy yum comfy hangry cringe cringy selfie selfie
 emoji emojis binge bingeing meme memes vibing sorta sus boba matcha ramen sushi tacos
 burrito burritos kimchi wifi spotify tiktok snapchat lyft airbnb playlist playlists smoothie
 smoothies latte lattes avocado brunch takeout hungover hangover gramps podcast podcasts
-hype hyped hyping
+hype hyped hyping loot lootbox noob nerf nerfed gacha respawn
 """.split())
 
 
@@ -453,11 +455,21 @@ def _real_word_edits(word: str) -> dict[str, str]:
     words one of the likeliest slips away (a letter dropped, doubled or swapped: "pest" for
     "pets", "diner" for "dinner"), by their terms (stems). A handful of the word's edits are
     English, and only those are stemmed."""
+    if word in CHAT_ENGLISH:  # listed as words chat says: "loot" is no slip of "lot"
+        return {}
     typed = _plain_english(word)
     edits = [edit for edit, slip in _edits(word).items() if slip >= REAL_WORD_SLIP
-             and edit not in KNOWN_ALWAYS and _plain_english(edit) > typed]
+             and edit not in KNOWN_ALWAYS and _plain_english(edit) > typed
+             and not _ending_apart(word, edit)]
     edits.sort(key=_plain_english)  # of two edits with one stem, the commoner is kept
     return {term: edit for edit, term in _stems(edits).items()}
+
+
+def _ending_apart(word: str, other: str) -> bool:
+    """One is the other with an ending: "creep" is no slip of "creepy" (the session's word drew
+    lines about anything creepy), though a dropped letter makes one of the other."""
+    shorter, longer = sorted((word, other), key=len)
+    return any(longer == shorter + ending for ending in _TAKEN_OFF)
 
 
 def _replaced(text: str, found: list[re.Match[str]], changes: dict[str, str]) -> str:

@@ -188,6 +188,12 @@ def test_bridge_words_keep_what_the_line_says_besides_the_condition():
     assert bridge_words("我表姐的电话号码是18424143177。", "电话是18424143177") == "我表姐的号码。"
 
 
+def test_bridge_words_keep_the_name_a_shared_run_is_part_of():
+    # Dropping every character the condition shares made "美食创新会" "美食会".
+    line = "美食创新会的主要内容是启动会聚焦餐饮创新，厨师长分享烹饪心得。"
+    assert bridge_words(line, "大厨们凑一块儿聊餐饮创新").startswith("美食创新会的主要内容")
+
+
 def test_bridge_words_of_a_long_reply_stay_short():
     reply = "我表姐的电话号码是18424143177。" + "后来我们又聊了很多别的事情。" * 200
     assert bridge_words(reply, "电话是18424143177").startswith("我表姐的号码。")

@@ -151,6 +151,7 @@ def test_an_english_word_the_session_lacks_is_not_taken_for_a_slip():
     assert typos_correct("that food that made u puke at a sushi place", Session()).changes == {}
     # "hyping" was "corrected" to a slip a line of the session held ("hopeing").
     assert typos_correct("whats that book u kept hyping", Session()).changes == {}
+    assert typos_correct("some game w loot box pulls", _Saying({"lot": 9})).changes == {}
     # Nor is a word made with "re" or "un" ("repaint" was "corrected" to "reprint"); a slip
     # that only starts so still is one.
     assert english("repaint") and english("rewatched") and english("unfollow")
@@ -248,6 +249,9 @@ def test_an_english_word_is_read_as_a_slip_only_of_a_commoner_word_the_session_s
     assert typos_correct("how are the pest", session).changes == {"pest": "pets"}
     seldom = _Saying({"pet": typos.REAL_WORD_SAID - 1})
     assert typos_correct("how are the pest", seldom).changes == {}
+    # A word and the same word with an ending are no slip of each other ("creep" was
+    # "corrected" to the "creepy" the session said).
+    assert typos_correct("that creep of an ex", _Saying({"creepi": 9})).changes == {}
 
 
 def test_a_slip_of_the_first_letter_is_read_when_nothing_after_it_explains_the_word():

@@ -316,6 +316,11 @@ def test_duobig_after_a_person_or_a_time_asks_an_age(question):
     ("where's my wife's family from, heritage wise?", [
         "My cousin's family loves the beach.", "My wife is half Japanese but she's never been "
         "there.", "Nice weather."]),
+    # A pastime asked as what one loves to tinker with.
+    ("他平时爱捣鼓啥", ["我的下属今年28岁。", "我的下属喜欢编程这个兴趣爱好。", "今天天气不错。"]),
+    # Where an event is held by its venue.
+    ("那个会在哪个城市开来着", ["美食创新会的规模是八百人。", "美食创新会的地点是山东青岛。",
+                                "今天天气不错。"]),
     # Keeping in shape by the sport.
     ("what did i start doing to stay in shape", ["I need to start saving.", "Started hitting "
                                                  "the gym last week.", "Nice weather."]),
