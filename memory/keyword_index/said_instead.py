@@ -149,8 +149,9 @@ SAID_INSTEAD: tuple[tuple[tuple[str, ...], tuple[str, ...]], ...] = (
      ("trip", "travel", "vacation", "holiday", "flight", "hotel")),
     (("medication", "medicine", "meds", "prescription"),
      ("medication", "medicine", "pills", "drug", "meds", "prescription")),
-    # ...and by what the stomach cannot take ("whats that food thing my stomach cant handle" for
-    # "its cheese I cant have cheese, any dairy product doesnt agree with me").
+    # An allergy is also asked as what the stomach cannot take ("whats that food thing my
+    # stomach cant handle" for "its cheese I cant have cheese, any dairy product doesnt agree
+    # with me").
     (("allergy", "allergies", "allergic", "can't eat", "cannot eat", "can’t eat", "dietary",
       "intolerance", "intolerant", "can't handle", "cannot handle", "can’t handle",
       "agree with me", "not agree with"),
