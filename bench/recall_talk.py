@@ -2319,6 +2319,170 @@ HELD19_PLANTED: dict[str, list[tuple[str, int, str]]] = {
 held_out_add(HELD19_PROBES, HELD19_PLANTED)
 
 
+# A twentieth held-out set (2026-12-05): written before any change it measures, by a writer who did
+# not read the app's recall, on LoCoMo conv-44, conv-30 and conv-42, conv-43 played as a group (a
+# question to Rook about what John said), REALTALK Chat_5, Chat_6 and Chat_9, MemDaily u44, u46 and
+# u48; facts no earlier set asked. Follow-ups leaning on the line before ("where'd i pick up how to
+# do that again?", "how did i keep my wins sorted on it again?", "why'd u go w that shade again",
+# "what kinda club was that again?", "which one was actually decent again?", "didnt someone in ur
+# fam get the same treatment?", "why didnt i ever end up giving it back again?", 那他具体是干啥岗位的？,
+# 那他是做哪行的？, 那他平时爱玩点啥？), corrections that turn the question to another fact or person
+# (nah i mean the long drives…, nah wait who was it that noticed ur stuff…, nah i mean the cake i
+# baked…, nah wait how many years did he play w his old hs squad, nah i mean what else were u
+# playing…, nah i mean the show u were watching…, nah i mean mine…, 不是，我问的是他平时爱捣鼓啥 / 她念到啥程度了 /
+# 他在医院里是个啥职位), vague times (way back, a while back, that time, ages ago, 上回), a question at the
+# end of a chatty message (anyway, btw, 话说, 对了), typos and slang (u, ur, w, n, r, lol, smh, bc,
+# dont / didnt / im without apostrophe), colloquial Chinese (来着, 啥, 俺, 名儿, 捣鼓, 折腾), a category or a
+# paraphrase the chat never uses (where i got my dogs for a breeder nearby, the pups' haircuts for
+# grooming, the long drives for road trips, that old family dish for Chicken Pot Pie, those shirts w
+# that local artist for the designs and a fashion mag, how i kept my wins sorted for color-coding,
+# who noticed ur stuff for fashion editors, the waterfall spot for Whispering Falls, that wild hair
+# color for a bright and bold shade, what i have hanging in my room for a cork board, riding waves
+# for surfing, what John wants once he's done w ball for a foundation and charity work, my sleep
+# gummies for melatonin from Costco, that pet food for a black and white dog cookie, where i caught
+# covid for Jack in the Box, kicked me off his twitter for blocked, the xmas movie u watched a
+# million times for The Polar Express, 走路半道上摆棋局比拼的活动 for 徒步棋缘挑战赛, 聊翻译这行往后啥走向、跟同行
+# 互相取经的会 for 翻译行业交流峰会, 摆一堆手工八音盒、边看边听现场演奏的活儿 for 音乐盒之韵·手作音乐会, 嫌它哪儿不够好 for
+# 性能比旗舰差点, 比着买买买的挑战赛 for 活力购物挑战赛), the player's own facts in the chats asked in other words
+# (the breeder, the grooming course, road trips, the pot pie, the whiteboard, the waterfall, the
+# cake, the cork board, the gummies, the pet food, the crush's book club, covid from a burger run,
+# the borrowed bike, the favourite book), planted in words the question does not use (what i do w
+# the old folks for line dancing at the senior center, what the wife makes me go to on thursdays
+# for ballroom dance lessons, 俺家小子折腾考啥证 for 儿子在驾校学车) or told in a lead-in turn (a line cook
+# job at a ramen place asked as where's my new kitchen gig). Every expected id was checked against
+# its line and the whole conversation searched for other lines holding the answer (e.g. conv-30's
+# color-coding also D13:16 (Gina names it) and the fashion editors D17:2 (Jon names them), conv-42's
+# cork board also D15:9, Chat_5's book club D14:20, D16:27 and D18:4, Chat_6's Jack in the Box D3:77
+# and the munchausen show D5:7, Chat_9's bike D2:40 and D2:41, u44's 八百人 D2:3 and D8:7); left out
+# as only half holding it: conv-44's D10:15 (the family recipe and grandma, no dish named) and D16:2
+# (grooming herself, no course), Chat_5's D6:20 (melatonin, not where from), Chat_9's D6:71 (a
+# favourite, no title), u48's D3:2 and D8:1 (护士, not the 护士长 post). Played alone with
+# --only "held out 20".
+# On 7d76964b (main's recall, before any change it measures; 2026-12-05 12:07-12:09, load 2),
+# played alone (--only "held out 20"): found 40/40, @5 28/40, @10 30/40; by file: conv-44 4/4, 2/4,
+# 2/4; conv-30 4/4, 3/4, 3/4; conv-42 4/4, 3/4, 4/4; Chat_5 4/4, 2/4, 2/4; Chat_6 4/4, 2/4, 2/4;
+# Chat_9 4/4, 4/4, 4/4; u44 4/4, 4/4, 4/4; u46 4/4, 3/4, 3/4; u48 4/4, 2/4, 3/4; group conv-43 4/4,
+# 3/4, 3/4 (found, @5, @10). No expected id and no turn of any probe was changed after the run.
+HELD20 = "held out 20"
+HELD20_PROBES: dict[str, list[tuple[str, list[str], list[str]]]] = {
+    "locomo/conv-44.json": [
+        (HELD20, ["ugh the pups knocked over the recycling n panda ran off w a yogurt cup lol, "
+                  "total chaos. btw where'd i even get my dogs from in the first place? my "
+                  "neighbor asked n i blanked"],
+         ["D11:4"]),
+        (HELD20, ["did the pups' haircuts myself again today, they look so fluffy lol",
+                  "where'd i pick up how to do that again?"], ["D16:6"]),
+        (HELD20, ["how often do i walk the pups again?",
+                  "nah i mean the long drives, how often do i pack em in the car for those"],
+         ["D5:10"]),
+        (HELD20, ["what was that old family dish of mine that reminds me of grandma's kitchen?"],
+         ["D10:13"]),
+    ],
+    "locomo/conv-30.json": [
+        (HELD20, ["ugh the left speaker blew out mid class n the kids just kept dancing to the "
+                  "beat in their heads lol. anyway those shirts u did w that local artist way "
+                  "back, where'd u get the idea from?"],
+         ["D5:7"]),
+        (HELD20, ["found my old whiteboard behind the mirrors lol",
+                  "how did i keep my wins sorted on it again?"], ["D13:15", "D13:16"]),
+        (HELD20, ["did u ever get that website for orders up n running?",
+                  "nah wait, who was it that noticed ur stuff a while back n had u all nervous?"],
+         ["D17:1", "D17:2"]),
+        (HELD20, ["what do i do w the old folks every week again? my mom asked n i totally spaced"],
+         ["P5"]),
+    ],
+    "locomo/conv-42.json": [
+        (HELD20, ["my editor wants a rewrite by monday n my laptop fan sounds like a jet engine "
+                  "smh. anyway what was that waterfall spot i hiked to that chilled me out so "
+                  "much? wanna go back this wknd"],
+         ["D11:7"]),
+        (HELD20, ["u still rockin that wild hair color?", "why'd u go w that shade again"],
+         ["D7:5"]),
+        (HELD20, ["what flavor was that ice cream u made for ur friend?",
+                  "nah i mean the cake i baked for the fam, what did i fill it w"], ["D10:11"]),
+        (HELD20, ["what do i have hanging in my room for motivation again?"],
+         ["D15:7", "D15:9"]),
+    ],
+    "group:locomo/conv-43.json": [
+        (HELD20, ["Rook, how long's John been riding waves again?"], ["D3:27"]),
+        (HELD20, ["Rook, John said a bunch of his club buddies showed up to his wedding even tho "
+                  "he just joined", "what kinda club was that again?"], ["D12:6"]),
+        (HELD20, ["Rook, what did John say he wants to do once he's done playing ball for good?"],
+         ["D11:19"]),
+        (HELD20, ["Rook, what did John's teammates give him when he got back that time?",
+                  "nah wait, how many years did he play w his old hs squad?"], ["D9:4"]),
+    ],
+    "realtalk-dev/Chat_5_Nicolas_Nebraas.json": [
+        (HELD20, ["ugh julio microwaved fish again n the whole apt reeks smh, i cant sleep. btw "
+                  "where do i get my sleep gummies from again lol"],
+         ["D6:24"]),
+        (HELD20, ["i still cant believe i tried pet food that one time lol",
+                  "which one was actually decent again?"], ["D15:23", "D15:24"]),
+        (HELD20, ["whats ur fav level in mario sunshine again?",
+                  "nah i mean what else were u playing that chill day besides mario"], ["D5:43"]),
+        (HELD20, ["what did my crush wanna start w me that i wasnt even into lol"],
+         ["D14:5", "D14:20", "D16:27", "D18:4"]),
+    ],
+    "realtalk-dev/Chat_6_Vanessa_Nicolas.json": [
+        (HELD20, ["ugh my cough's back n my roommate used my last clean towel smh. anyway "
+                  "where'd i say i prob caught covid from lol"],
+         ["D3:61", "D3:77"]),
+        (HELD20, ["still salty gordon ramsay kicked me off his twitter smh",
+                  "didnt someone in ur fam get the same treatment?"], ["D2:92"]),
+        (HELD20, ["what kinda apples were u snacking on that night?",
+                  "nah i mean the show u were watching, what was it about"], ["D2:131", "D5:7"]),
+        (HELD20, ["ok big news i got a line cook job at that new ramen place on 5th st, first "
+                  "shift is saturday!!", *SMALL_TALK, "wait where's my new kitchen gig again lol"],
+         ["said:0"]),
+    ],
+    "realtalk-dev/Chat_9_Fahim_Akib.json": [
+        (HELD20, ["bro the heater in my truck died n i had to scrape the ice off w my library card "
+                  "smh. btw whats that xmas movie u said u watched like a million times as a kid"],
+         ["D1:29"]),
+        (HELD20, ["lol i still got that bike i borrowed ages ago",
+                  "why didnt i ever end up giving it back again?"], ["D2:40", "D2:41"]),
+        (HELD20, ["whats ur fav book again?",
+                  "nah i mean mine, which one did i say was my all time fav"], ["D5:56"]),
+        (HELD20, ["what does the wife make me go to on thursdays again lol"], ["P8"]),
+    ],
+    "memdaily-zh-dev/memdaily-u44.json": [
+        (HELD20, ["我同事叫啥名儿来着？", "那他具体是干啥岗位的？"], ["D5:4"]),
+        (HELD20, ["我叔叔今年多大岁数了？", "不是，我问的是他平时爱捣鼓啥"], ["D6:4"]),
+        (HELD20, ["今天给客户改了一下午合同，眼睛都快瞎了。话说那个一边走路一边在半道上摆棋局比拼的活动，"
+                  "规模多大来着？"], ["D2:3", "D8:7"]),
+        (HELD20, ["上回说的那个聊翻译这行往后啥走向、跟同行互相取经的会，在哪儿开来着？"], ["D2:5"]),
+    ],
+    "memdaily-zh-dev/memdaily-u46.json": [
+        (HELD20, ["我表哥叫啥来着？", "那他是做哪行的？"], ["D4:2"]),
+        (HELD20, ["我下属今年多大来着？", "不是，我问的是她念到啥程度了"], ["D3:4"]),
+        (HELD20, ["今天药房盘点到半夜，腰都直不起来了。话说那个摆一堆手工八音盒、边看边听现场演奏的活儿，"
+                  "哪天开始来着？"], ["D2:6"]),
+        (HELD20, ["上回说我那手机，我嫌它哪儿不够好来着？"], ["D5:2"]),
+    ],
+    "memdaily-zh-dev/memdaily-u48.json": [
+        (HELD20, ["我上司在哪儿上班来着？", "那他平时爱玩点啥？"], ["D6:5"]),
+        (HELD20, ["我表弟学历是啥来着？", "不是，我问的是他在医院里是个啥职位"], ["D4:5"]),
+        (HELD20, ["今天在店里揉了一上午面，胳膊都抬不起来了。对了，那个比着买买买的挑战赛，啥时候开始来着？"],
+         ["D2:7"]),
+        (HELD20, ["俺家小子最近在折腾考啥证来着？"], ["P6"]),
+    ],
+}
+HELD20_PLANTED: dict[str, list[tuple[str, int, str]]] = {
+    "locomo/conv-30.json": [
+        ("P5", 11, "Been teaching a free line dancing hour at the senior center on Sunday "
+                   "mornings, the grannies out-dance me every single time lol."),
+    ],
+    "realtalk-dev/Chat_9_Fahim_Akib.json": [
+        ("P8", 17, "the wifey signed us up for ballroom dance lessons every thursday night, i have "
+                   "two left feet lmao"),
+    ],
+    "memdaily-zh-dev/memdaily-u48.json": [
+        ("P6", 3, "我儿子上个月开始在驾校学车，科目二都挂了两回了。"),
+    ],
+}
+held_out_add(HELD20_PROBES, HELD20_PLANTED)
+
+
 class RoundProvider:
     """Answers at once; keeps every request of the last turn (a group's round)."""
 
