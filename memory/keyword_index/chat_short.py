@@ -23,7 +23,8 @@ CHAT_SHORT = {"uni": "university", "bday": "birthday", "bf": "boyfriend", "gf": 
               "hrs": "hours", "grad": "graduate", "undergrad": "undergraduate",
               "prof": "professor", "vacay": "vacation", "bball": "basketball",
               "temp": "temperature", "temps": "temperatures", "comp": "competition",
-              "comps": "competitions"}
+              "comps": "competitions", "wknd": "weekend", "tmrw": "tomorrow",
+              "prob": "probably", "prolly": "probably"}
 
 
 def _said_short() -> dict[str, tuple[tuple[str, ...], ...]]:

@@ -262,6 +262,20 @@ SAID_INSTEAD: tuple[tuple[tuple[str, ...], tuple[str, ...]], ...] = (
       "recognition", "ribbon")),
     (("film",), ("movie",)),
     (("movie",), ("film",)),
+    # A thing by what it is ("that beach gadget" for "a metal detector"), a skill picked up by
+    # the course that taught it, a pet's haircut by its grooming, a waterfall by the falls a
+    # place is named after, wins told as achievements. Words, not kinds of fact (NOT_KINDS).
+    (("gadget", "gadgets", "gizmo", "gizmos", "contraption", "contraptions"),
+     ("gadget", "gizmo", "device", "detector", "leveler", "leveller", "drone", "scanner",
+      "tracker", "projector", "telescope", "metal detector")),
+    (("pick up how", "picked up how", "learn how", "learned how", "learnt how"),
+     ("course", "courses", "class", "classes", "lesson", "lessons", "taught", "learned",
+      "learnt", "tutorial", "tutorials", "workshop")),
+    (("haircut", "haircuts"), ("haircut", "haircuts", "grooming", "groomer", "groomed",
+                               "barber", "salon", "hairdresser")),
+    (("waterfall", "waterfalls"), ("falls", "waterfall", "cascade", "cascades")),
+    (("wins", "accomplishments", "achievements"),
+     ("achievements", "accomplishments", "successes", "wins", "milestones")),
     # One person by the words for them: "my boss" is the supervisor a line names ("manager"
     # alone stems into "manage"); 我领导 is 我的上司, 我老婆 我媳妇. Words, not a kind of fact
     # (NOT_KINDS).
@@ -396,6 +410,11 @@ SAID_INSTEAD: tuple[tuple[tuple[str, ...], tuple[str, ...]], ...] = (
      ("地铁", "公交", "骑车", "开车", "打车", "步行", "电动车", "自行车", "单车", "班车")),
     (("害怕", "怕什么", "恐惧", "最怕"), ("害怕", "恐惧", "不敢", "吓人", "吓死", "恐高")),
     (("片子", "电影"), ("电影", "片子")),
+    # Shopping said as 买买买, a music box as 八音盒, handmade as 手工 (an event's formal name
+    # says 购物, 音乐盒, 手作). Words, not kinds of fact.
+    (("买买买", "买东西", "血拼", "剁手"), ("购物", "买买买", "血拼", "采购")),
+    (("八音盒",), ("音乐盒", "八音盒")),
+    (("手工",), ("手作", "手工", "手制")),
     (("领导", "上司", "顶头上司", "主管", "老板"), ("领导", "上司", "主管", "老板")),
     # 我上司名叫郭梦婷: a name asked as 名字 or 叫什么 is told as 名叫 / 叫做 (NOT_KINDS, as
     # "name").
@@ -481,7 +500,8 @@ NOT_KINDS = frozenset({"name", "名字", "boss", "领导", "老婆", "老公", "
                        "在哪儿开", "女儿", "儿子", "weirdest", "called", "coffee", "training",
                        "landlord", "房东", "award", "surface", "how many people", "外国",
                        "weekend", "周末", "best", "color", "颜色", "roommate", "boozy", "relative",
-                       "switched to", "cash"})
+                       "switched to", "cash", "gadget", "pick up how", "haircut", "waterfall",
+                       "wins", "买买买", "八音盒", "手工"})
 
 
 def kinds_asked(text: str) -> list[tuple[str, tuple[str, ...]]]:

@@ -45,7 +45,13 @@ _THAT_EN = re.compile(r"(?<![a-z'])(?:that|this)(?=(?:\s(?:time|again|at|in|from
 # Words that only point, no thing of the line's own: "where were u guys headed again when it
 # happened?" names where one was headed, and the trip is the line before's.
 _POINTING_WORDS = re.compile(r"(?<![a-z'])(?:(?:it|that|this)\s+happen(?:ed|s)?|(?<=you\s)guys|"
-                             r"(?<=you\s)all)(?![a-z'])", re.IGNORECASE)
+                             r"(?<=you\s)all|some(?:one|body)|any(?:one|body)|(?:the\s+)?same"
+                             r"(?:\s+(?:thing|things|treatment|way|deal|stuff|problem|issue|story|"
+                             r"one))?)(?![a-z'])", re.IGNORECASE)
+# "the same" standing for what the line before told ("didnt someone in ur fam get the same
+# treatment?", "did the same thing happen to u?"): a word like "thing" after it is the told
+# thing's, no thing of the line's own.
+_SAME_EN = re.compile(r"(?<![a-z'])(?:the\s+same|same\s+thing)(?![a-z'])")
 # A thing the line names itself before its "it" ("that weird breakfast u told me about, what was
 # it again"): the "it" is that thing, not one of the line before.
 _THING_NAMED = re.compile(r"(?<![a-z'])(?:that|this|the|those|these)\s+([a-z']+)")
@@ -133,7 +139,8 @@ def leans_on_before(text: str) -> bool:
     pronouns = PRONOUNS_EN & set(_WORD.findall(lowered))
     that = _THAT_EN.search(lowered)
     pointing = (bool(pronouns) and not (pronouns <= {"it", "its"} and _thing_named(lowered))
-                or bool(that) and not _told_first(lowered[:that.start()]))
+                or bool(that) and not _told_first(lowered[:that.start()])
+                or bool(_SAME_EN.search(lowered)))
     return pointing and len(named) <= FEW_WORDS and not _someone_named(line)
 
 

@@ -37,6 +37,8 @@ from tests.memory.recall_chats import FACT_USER, FILLER, chat_turns_seed, recall
     # "that" last but for words that name nothing ("at again", "that time").
     "whose place was that at again", "what did we end up winning that time?",
     "how long did u stay there that time",
+    # "the same" stands for what the line before told; "someone" names nobody.
+    "didnt someone in ur fam get the same treatment?", "did the same thing happen to ur bro?",
 ])
 def test_a_line_that_leans_on_the_one_before(text):
     assert leans_on_before(text)
@@ -57,6 +59,8 @@ def test_a_line_that_leans_on_the_one_before(text):
     "what concert were u going to again", "what's my job again?",
     "I had a dog before my allergies got bad, right? where was that again?",
     "what was that vegan place again, the one by the river",
+    # "the same" comparing two things the line names; "anyone" asking on its own.
+    "is my sister the same age as my cousin?", "did anyone come to my birthday party?",
 ])
 def test_a_line_that_asks_on_its_own(text):
     assert not leans_on_before(text)

@@ -185,6 +185,12 @@ def test_a_word_chat_shortens_is_written_out_unless_the_session_says_it():
     # "temp" was read as a slip of "tempo", a word the session held.
     assert typos_correct("what did i say the perfect temp was", Session({"tempo", "temperatur"})
                          ).changes == {"temp": "temperature"}
+    # "wknd" was read as a slip of "wind", "tmrw" of "tomorow", "prob" as "probe".
+    assert typos_correct("wanna go back this wknd", Session({"wind", "weekend"})
+                         ).text == "wanna go back this weekend"
+    assert typos_correct("what's on tmrw", Session({"tomorow"})).changes == {"tmrw": "tomorrow"}
+    assert typos_correct("where'd i say i prob caught it", Session({"probe"})
+                         ).changes == {"prob": "probably"}
     # "missus" was read as a slip of "missys".
     assert typos_correct("what present did the missus get me again", Session({"missi"})
                          ).changes == {"missus": "wife"}

@@ -332,6 +332,23 @@ def test_duobig_after_a_person_or_a_time_asks_an_age(question):
     ("what was the food my stomach can't handle", [
         "That food place downtown is great.", "Any dairy food I have doesnt agree with me",
         "Nice weather."]),
+    # A gadget by what it is; a skill learnt by the course; a pet's haircut by its grooming.
+    ("what was that gadget i took to the beach", [
+        "The beach was packed.", "I bought a metal detector and walk along the beach.",
+        "Nice weather."]),
+    ("where did i pick up how to do the pups' haircuts", [
+        "Pick a day and we'll go.", "I took a dog grooming course last spring.",
+        "Nice weather."]),
+    # A waterfall by the falls a place is named after; wins told as achievements.
+    ("what was that waterfall i hiked to", ["I climbed a hill.", "I took this photo at a "
+                                            "place called Whispering Falls.", "Nice weather."]),
+    ("how did i keep my wins sorted", ["My team lost again.", "I color-code achievements "
+                                       "so I can track them.", "Nice weather."]),
+    # Shopping said as 买买买; a music box as 八音盒; handmade as 手作.
+    ("那个比着买买买的挑战赛", ["篮球挑战赛的时间是周五。", "活力购物挑战赛的主要内容是比拼"
+                               "消费技巧。", "今天天气不错。"]),
+    ("摆一堆手工八音盒的活动", ["读书会的主要内容是分享。", "音乐盒之韵·手作音乐会的主要"
+                                "内容是音乐盒展览。", "今天天气不错。"]),
 ])
 def test_a_question_in_one_wording_finds_the_line_told_in_another(question, lines):
     scores, _, _ = _scores(lines, question)
