@@ -61,7 +61,7 @@ _HAVING_EN = frozenset("""have has had got adopted own owned bought rescued am i
 been be became become as are we're we’re""".split())
 # Kinds told only by whose the thing is or by having it ("my cat mochi", "we have a parakeet"):
 # a pet's bare word in the asker's line speaks of the kind ("I wonder what cats are thinking").
-# Keyed by the row's first key (said_instead.SAID_INSTEAD).
+# Keyed by the row's first key (said_table.SAID_INSTEAD).
 _HAD_KINDS_EN = frozenset({"pet", "dog", "cat", "bird"})
 # Kinds whose words after an article speak of one of a kind: "go to the office", "with a
 # client" tell no job ("I'm a nurse", "got a job at" do: a verb of having or being).
