@@ -2483,6 +2483,175 @@ HELD20_PLANTED: dict[str, list[tuple[str, int, str]]] = {
 held_out_add(HELD20_PROBES, HELD20_PLANTED)
 
 
+# A twenty-first held-out set (2026-12-05): written before any change it measures, by a writer who
+# did not read the app's recall, on LoCoMo conv-26, conv-41 and conv-47, conv-42 played as a group
+# (a question to Rook about what Nate said), REALTALK Chat_7, Chat_8 and Chat_10, MemDaily u49, u47
+# and u41; facts no earlier set asked. Follow-ups leaning on the line before ("how long ago was that
+# for them?", "wait which coworker talked me into that class again?", "what was it keeping track of
+# for them again?", "what's he showing people how to make?", "how long has he been doing it again?",
+# "what was she bringing em that time?", "how'd they end up turning out?", 那他闲下来爱鼓捣点啥？,
+# 那她在公司里是个啥官儿？, 那她个子多高？), corrections that turn the question to another fact or person (nah i mean
+# the other instrument…, nah i mean the newer one…, nah i mean the soccer game in my course…, nah
+# wait who did he say he bumped into…, nah i mean what did i say to bring…, nah i mean me…,
+# 不是，我问的是他在工地上是个啥头衔 / 她电话多少 / 她在哪家公司上班), vague times (way back, a while back, that time, 上回), a
+# question at the end of a chatty message (anyway, btw, 话说), typos and slang (u, ur, w, n, em, lol,
+# smh, bro, im / dont / whats without apostrophe), colloquial Chinese (来着, 啥, 俺, 名儿, 鼓捣, 瞎练, 官儿), a
+# category or a paraphrase the chat never uses (my ride or die crew for friends known since the
+# move, someone who went thru it for a buddy who adopted, the other instrument for the piano,
+# feeling at home in my own skin for 'Embracing Identity', the coastline n parks for the Pacific
+# Northwest trip, my old stomping grounds for West County, the newer writing class for the poetry
+# class, what it was keeping track of for inventory, the soccer game for the football simulator,
+# what everyone played after the party for chess, what he's showing people for dairy-free desserts,
+# what goes into it for the coconut milk recipe, who's into running the bakery for the younger
+# sister, what to bring for flowers, what my neighbors keep an eye on for the runescape afk farm,
+# the huge one after pachinko for Ducks, Newburyport, 在工地上是个啥头衔 for 瓦工班长, 聊盖房子手艺、交流经验的会 for
+# 建筑技艺交流盛宴, 在水里摆艺术品、还能画游泳主题画的活儿 for 泳动艺术盛宴, 在公司里是个啥官儿 for 总裁, 给项目开头炮、经理讲讲市场打法的会 for 项目启航会,
+# 尝遍各国菜、还能现场比划比划运动的节 for 美食运动狂欢节, 琢磨灶台手艺、顺带学怎么管厨房的活动 for 烹饪技艺提升盛宴), the player's own facts in the
+# chats asked in other words (the crew, the piano, the painting, the road trip, the coworker, the
+# old area, the online tourney, the course's part, the protein powder, what to bring, the neighbors'
+# favour, the soup, the reading challenge, the next book), planted in words the question does not
+# use (where my mom moved after she stopped working for retiring to Tampa, what the doc said was off
+# w me for high cholesterol, 瞎练的那个乐器 for 学吹萨克斯) or told in a lead-in turn (a move to the pharmacy's
+# new branch in Evanston asked as where am i getting moved to). Every expected id was checked
+# against its line and the whole conversation searched for other lines holding the answer (e.g.
+# conv-47's semis also D4:5 (John names them) and the charity app's inventory D11:3 and D11:5,
+# Chat_7's sister also D8:10 (Vanessa names her)); left out as only half holding it: conv-26's D3:11
+# (the friends, no time), conv-41's D10:1 (a colleague, no name), conv-42's D3:4 and D4:5 (coconut
+# milk only, no recipe), Chat_7's D4:73 (a gift, not flowers), Chat_10's D5:50 (a massive tome, no
+# title), u41's D6:6 (上海, not the company), u47's D3:4 (做销售, not the post), u49's D3:3 (干建筑,
+# not the post). Played alone with --only "held out 21".
+# On 43156193 (main's recall, before any change it measures; 2026-12-05 12:52-12:54, load 2),
+# played alone (--only "held out 21"): found 40/40, @5 32/40, @10 39/40; by file: conv-26 4/4, 4/4,
+# 4/4; conv-41 4/4, 4/4, 4/4; conv-47 4/4, 3/4, 4/4; Chat_7 4/4, 3/4, 4/4; Chat_8 4/4, 3/4, 4/4;
+# Chat_10 4/4, 3/4, 4/4; u49 4/4, 2/4, 3/4; u47 4/4, 3/4, 4/4; u41 4/4, 3/4, 4/4; group conv-42
+# 4/4, 4/4, 4/4 (found, @5, @10). No expected id and no turn of any probe was changed after the run.
+HELD21 = "held out 21"
+HELD21_PROBES: dict[str, list[tuple[str, list[str], list[str]]]] = {
+    "locomo/conv-26.json": [
+        (HELD21, ["ugh spilled a whole jar of paint water on the rug n spent an hour scrubbing "
+                  "lol. anyway how long have i known my ride or die crew again? since i moved "
+                  "over here right?"],
+         ["D3:13"]),
+        (HELD21, ["been filling out adoption forms all day lol, didnt u say u know someone who "
+                  "already went thru it?", "how long ago was that for them?"], ["D17:4"]),
+        (HELD21, ["how long have i been playing guitar again?",
+                  "nah i mean the other instrument i was just starting to pick up back when u "
+                  "signed up for pottery"], ["D5:5"]),
+        (HELD21, ["that painting of mine about feeling at home in my own skin, what did i name "
+                  "it again?"], ["D11:12"]),
+    ],
+    "locomo/conv-41.json": [
+        (HELD21, ["the baby's teething again n the dishwasher flooded the kitchen this morning "
+                  "smh. btw where did me n the fam drive around last year, the trip w all the "
+                  "coastline n parks? my daughter asked"],
+         ["D11:5"]),
+        (HELD21, ["finally touched my toes in yoga today lol",
+                  "wait which coworker talked me into that class again?"], ["D7:16"]),
+        (HELD21, ["u took some writing class a while back right?",
+                  "nah i mean the newer one u said helps u get ur feelings out, what kind was it?"],
+         ["D9:1"]),
+        (HELD21, ["whats my old stomping grounds called again, the area i wanna fix up too?"],
+         ["D14:21"]),
+    ],
+    "locomo/conv-47.json": [
+        (HELD21, ["ugh ned chewed thru my headset cable n daisy wont stop barking at the mailman "
+                  "lol. btw how far did i get in that online tourney way back? told my cousin i "
+                  "went all the way n now im not sure lol"],
+         ["D4:4", "D4:5"]),
+        (HELD21, ["that app u built for the charity way back was so sick",
+                  "what was it keeping track of for them again?"], ["D11:3", "D11:5"]),
+        (HELD21, ["what was that big project i finally wrapped up that made me learn a whole new "
+                  "language?",
+                  "nah i mean the soccer game in my course, what part was i stuck doing?"],
+         ["D13:8"]),
+        (HELD21, ["wait where'd my mom move after she stopped working? my buddy asked n i blanked "
+                  "lol"], ["P4"]),
+    ],
+    "group:locomo/conv-42.json": [
+        (HELD21, ["Rook, once Nate's gaming party wound down, what did everyone play after?"],
+         ["D16:2"]),
+        (HELD21, ["Nate's been teaching some kinda class lately right Rook?",
+                  "what's he showing people how to make?"], ["D18:8"]),
+        (HELD21, ["Rook, what's the name of Nate's newest pup again?",
+                  "nah wait, who did he say he bumped into walking him?"], ["D13:1"]),
+        (HELD21, ["ugh my roommate ate all my snacks again lol. Rook, what did Nate say goes into "
+                  "that dairy-free ice cream of his? wanna try making it"], ["D8:19"]),
+    ],
+    "realtalk-dev/Chat_7_Nebraas_Vanessa.json": [
+        (HELD21, ["ugh 3 dogs in a row tried to bite me at the clinic today n my shaker bottle "
+                  "leaked all over my bag smh. btw which protein powder did i say im obsessed w? "
+                  "gotta reorder lol"],
+         ["D6:53"]),
+        (HELD21, ["is ur tattoo buddy still gonna let u practice on him?",
+                  "how long has he been doing it again?"], ["D8:29"]),
+        (HELD21, ["what did i tell u to do about that flirty girl at the bakery?",
+                  "nah i mean what did i say to bring when u went over to make up w ur gf"],
+         ["D4:77"]),
+        (HELD21, ["who in ur fam actually wants to run the bakery someday?"], ["D8:7", "D8:10"]),
+    ],
+    "realtalk-dev/Chat_8_Akib_Muhhamed.json": [
+        (HELD21, ["bro my internet's been cutting out all day n i had to reboot the router like 5 "
+                  "times smh. btw what do my neighbors keep an eye on for me when im outta town "
+                  "lol"],
+         ["D4:9"]),
+        (HELD21, ["ur sister still doing those holiday gift runs for her coworkers lol?",
+                  "what was she bringing em that time?"], ["D3:17"]),
+        (HELD21, ["what kinda soup do u go for when ur sick?",
+                  "nah i mean me, what do i always get"], ["D2:5"]),
+        (HELD21, ["what did the doc say was off w me after my checkup again?"], ["P5"]),
+    ],
+    "realtalk-dev/Chat_10_Fahim_Muhhamed.json": [
+        (HELD21, ["trains were stuck for 20 min again n some dude's backpack kept smacking me in "
+                  "the face smh. btw how many books am i supposed to get thru for that reading "
+                  "challenge this year?"],
+         ["D7:8"]),
+        (HELD21, ["lol remember when u tried making fancy eggs for breakfast?",
+                  "how'd they end up turning out?"], ["D5:24"]),
+        (HELD21, ["whats that book u were reading thats supposed to be super sad?",
+                  "nah i mean me, which huge one was i starting after i finished pachinko"],
+         ["D5:48"]),
+        (HELD21, ["ok news, my manager's moving me to the pharmacy's new branch out in evanston "
+                  "starting next month", *SMALL_TALK, "wait where am i getting moved to again lol"],
+         ["said:0"]),
+    ],
+    "memdaily-zh-dev/memdaily-u49.json": [
+        (HELD21, ["我上司生日几号来着？", "那他闲下来爱鼓捣点啥？"], ["D2:10"]),
+        (HELD21, ["我舅舅多高来着？", "不是，我问的是他在工地上是个啥头衔"], ["D3:5"]),
+        (HELD21, ["今天店里冰柜坏了，雪糕化了一地，收拾到半夜。话说那个大伙儿凑一块儿聊盖房子手艺、交流经验的会，"
+                  "是哪天几点来着？"], ["D4:5"]),
+        (HELD21, ["上回说的那个在水里摆艺术品、还能画游泳主题画的活儿，啥时候开始来着？"], ["D4:7"]),
+    ],
+    "memdaily-zh-dev/memdaily-u47.json": [
+        (HELD21, ["我上司电话多少来着？", "那她在公司里是个啥官儿？"], ["D3:2"]),
+        (HELD21, ["我舅妈多大岁数来着？", "不是，我问的是她电话多少"], ["D4:7"]),
+        (HELD21, ["今天值了个大夜班，眼睛都快睁不开了。话说那个给项目开头炮、经理讲讲市场打法的会，得来多少人来着？"],
+         ["D7:7"]),
+        (HELD21, ["俺最近下了班在瞎练的那个乐器是啥来着？"], ["P6"]),
+    ],
+    "memdaily-zh-dev/memdaily-u41.json": [
+        (HELD21, ["我同事叫啥名儿来着？", "那她个子多高？"], ["D4:5"]),
+        (HELD21, ["我舅妈老家哪儿的来着？", "不是，我问的是她在哪家公司上班"], ["D3:7"]),
+        (HELD21, ["今天后厨排风扇又罢工了，炒一锅菜熏得眼泪直流。话说那个尝遍各国菜、还能现场比划比划运动的节，"
+                  "是哪天几点开始来着？"], ["D2:3"]),
+        (HELD21, ["上回说的那个琢磨灶台手艺、顺带学怎么管厨房的活动，要连着办多久来着？"], ["D4:12"]),
+    ],
+}
+HELD21_PLANTED: dict[str, list[tuple[str, int, str]]] = {
+    "locomo/conv-47.json": [
+        ("P4", 15, "Mom finally retired from the post office and moved down to Tampa, now she "
+                   "texts me beach selfies every single morning lol."),
+    ],
+    "realtalk-dev/Chat_8_Akib_Muhhamed.json": [
+        ("P5", 9, "got my bloodwork back n the doc says my cholesterol is way too high, so no "
+                  "more fried chicken for me smh"),
+    ],
+    "memdaily-zh-dev/memdaily-u47.json": [
+        ("P6", 4, "我最近在学吹萨克斯，楼下邻居都快被我吵疯了。"),
+    ],
+}
+held_out_add(HELD21_PROBES, HELD21_PLANTED)
+
+
 class RoundProvider:
     """Answers at once; keeps every request of the last turn (a group's round)."""
 
