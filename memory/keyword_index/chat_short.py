@@ -24,7 +24,8 @@ CHAT_SHORT = {"uni": "university", "bday": "birthday", "bf": "boyfriend", "gf": 
               "prof": "professor", "vacay": "vacation", "bball": "basketball",
               "temp": "temperature", "temps": "temperatures", "comp": "competition",
               "comps": "competitions", "wknd": "weekend", "tmrw": "tomorrow",
-              "prob": "probably", "prolly": "probably"}
+              "prob": "probably", "prolly": "probably", "tourney": "tournament",
+              "tourneys": "tournaments"}
 
 
 def _said_short() -> dict[str, tuple[tuple[str, ...], ...]]:

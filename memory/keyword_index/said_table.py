@@ -232,7 +232,8 @@ SAID_INSTEAD: tuple[tuple[tuple[str, ...], tuple[str, ...]], ...] = (
     (("movie",), ("film",)),
     # A thing by what it is ("that beach gadget" for "a metal detector"), a skill picked up by
     # the course that taught it, a pet's haircut by its grooming, a waterfall by the falls a
-    # place is named after, wins told as achievements. Words, not kinds of fact (NOT_KINDS).
+    # place is named after, time out of town by the trip, wins told as achievements. Words,
+    # not kinds of fact (NOT_KINDS).
     (("gadget", "gadgets", "gizmo", "gizmos", "contraption", "contraptions"),
      ("gadget", "gizmo", "device", "detector", "leveler", "leveller", "drone", "scanner",
       "tracker", "projector", "telescope", "metal detector")),
@@ -242,6 +243,9 @@ SAID_INSTEAD: tuple[tuple[tuple[str, ...], tuple[str, ...]], ...] = (
     (("haircut", "haircuts"), ("haircut", "haircuts", "grooming", "groomer", "groomed",
                                "barber", "salon", "hairdresser")),
     (("waterfall", "waterfalls"), ("falls", "waterfall", "cascade", "cascades")),
+    (("out of town", "outta town", "while i'm away", "when i'm away", "while im away",
+      "when im away", "away from home"),
+     ("trip", "trips", "travel", "travels", "traveling", "travelling", "vacation", "away")),
     (("wins", "accomplishments", "achievements"),
      ("achievements", "accomplishments", "successes", "wins", "milestones")),
     # One person by the words for them: "my boss" is the supervisor a line names ("manager"
@@ -353,7 +357,8 @@ SAID_INSTEAD: tuple[tuple[tuple[str, ...], tuple[str, ...]], ...] = (
       "哪个城市办", "在哪儿举办", "在哪举办", "在哪里举办", "哪个城市举办", "在哪儿举行",
       "在哪举行", "在哪里举行", "哪个城市举行"), ("地点", "举办地", "举行", "举办")),
     # How long is asked as 多久 and told as the span ("异域瑜伽之旅的持续时间是四个周", 为期三天).
-    (("多久", "多长时间", "多少天", "持续多久"), ("持续", "时长", "为期", "天数")),
+    (("多久", "多长时间", "多少天", "持续多久", "开几天", "办几天", "搞几天", "要几天",
+      "持续几天", "进行几天"), ("持续", "时长", "为期", "天数")),
     (("女儿", "闺女"), ("女儿", "闺女")),
     (("儿子", "小子"), ("儿子", "小子")),
     (("子女", "我的孩子", "我孩子", "我家孩子", "我们的孩子", "几个孩子", "我的小孩", "我家小孩"),
@@ -406,4 +411,4 @@ NOT_KINDS = frozenset({"name", "名字", "boss", "领导", "老婆", "老公", "
                        "landlord", "房东", "award", "surface", "how many people", "外国",
                        "weekend", "周末", "best", "color", "颜色", "roommate", "boozy", "relative",
                        "switched to", "cash", "gadget", "pick up how", "haircut", "waterfall",
-                       "wins", "买买买", "八音盒", "手工"})
+                       "out of town", "wins", "买买买", "八音盒", "手工"})

@@ -32,6 +32,7 @@ from memory.recall.focus import (
 from memory.recall.queries import (
     ASKING_EN,
     ASKING_ZH,
+    PUNCTUATION,
     TRIGGERS_EN,
     TRIGGERS_ZH,
     condition_split,
@@ -77,6 +78,7 @@ POOL_DEPTH_MIN = 25
 BRIDGE_MAX_CHARS = 60
 BRIDGE_SCAN_CHARS = 400  # of a long line, the start: the bridge is its first BRIDGE_MAX_CHARS
 BRIDGE_MAX_WORDS = 12
+BRIDGE_HEAD_CHARS = 20  # how far into a Chinese line its first 的 may end the name it opens with
 # Lines of a session that holds at least two of the SESSION_TOP best first-pass hits
 # (memory/recall/feedback.py): real chats keep to a topic for a while.
 SESSION_BONUS = 0.1
@@ -489,7 +491,15 @@ def bridge_words(line: str, condition: str) -> str:
         used = set(condition.lower().split())
         kept = [word for word in line.split() if word.lower().strip(".,!?") not in used]
         return " ".join(kept[:BRIDGE_MAX_WORDS])
-    return _without_shared(line[:BRIDGE_SCAN_CHARS], condition).strip()[:BRIDGE_MAX_CHARS]
+    scanned = line[:BRIDGE_SCAN_CHARS]
+    # The words before the line's first 的 name what it is about ("建筑技艺交流盛宴的主要内容是…",
+    # "我表姐的电话号码是…"): they are the bridge, whole, though the condition shares a part of
+    # the name (交流); the rest of such a line tells the condition again in other words. A
+    # head of one character ("我的上司是…") names nobody: the line less the condition then.
+    head = scanned[:max(scanned.find("的", 0, BRIDGE_HEAD_CHARS), 0)].strip(PUNCTUATION)
+    if len(head) >= 2:
+        return head
+    return _without_shared(scanned, condition).strip()[:BRIDGE_MAX_CHARS]
 
 
 def _without_shared(line: str, condition: str) -> str:

@@ -184,20 +184,27 @@ def test_condition_split_finds_what_is_true_and_what_is_asked(text, split):
     assert condition_split(text) == split
 
 
-def test_bridge_words_keep_what_the_line_says_besides_the_condition():
-    assert bridge_words("我表姐的电话号码是18424143177。", "电话是18424143177") == "我表姐的号码。"
+def test_bridge_words_are_who_or_what_the_line_opens_with():
+    assert bridge_words("我表姐的电话号码是18424143177。", "电话是18424143177") == "我表姐"
+    # A head of one character names nobody: the line less the condition.
+    assert bridge_words("我的上司是个工程师。", "是工程师") == "我的上司是个。"
+    assert bridge_words("我将要参加美食运动狂欢节。", "美食运动") == "我将要参加狂欢节。"
 
 
 def test_bridge_words_keep_the_name_a_shared_run_is_part_of():
-    # Dropping every character the condition shares made "美食创新会" "美食会".
+    # Dropping every character the condition shares made "美食创新会" "美食会"; the rest of the
+    # line, the condition told again, drew every other event's description.
     line = "美食创新会的主要内容是启动会聚焦餐饮创新，厨师长分享烹饪心得。"
-    assert bridge_words(line, "大厨们凑一块儿聊餐饮创新").startswith("美食创新会的主要内容")
+    assert bridge_words(line, "大厨们凑一块儿聊餐饮创新") == "美食创新会"
+    line = "建筑技艺交流盛宴的主要内容是探讨建筑行业发展趋势，分享瓦工技艺，促进同行合作。"
+    assert bridge_words(line, "大伙儿凑一块儿聊盖房子手艺、交流经验") == "建筑技艺交流盛宴"
 
 
 def test_bridge_words_of_a_long_reply_stay_short():
     reply = "我表姐的电话号码是18424143177。" + "后来我们又聊了很多别的事情。" * 200
-    assert bridge_words(reply, "电话是18424143177").startswith("我表姐的号码。")
-    assert len(bridge_words(reply, "电话是18424143177")) <= 60
+    assert bridge_words(reply, "电话是18424143177") == "我表姐"
+    reply = "我的上司是个工程师。" + "后来我们又聊了很多别的事情。" * 200
+    assert len(bridge_words(reply, "是工程师")) <= 60
     english = "My cousin Anna is an engineer " + "and we talked about many other things " * 100
     assert bridge_words(english, "an engineer").split()[:3] == ["My", "cousin", "Anna"]
     assert len(bridge_words(english, "an engineer").split()) <= 12

@@ -344,6 +344,14 @@ def test_duobig_after_a_person_or_a_time_asks_an_age(question):
                                             "place called Whispering Falls.", "Nice weather."]),
     ("how did i keep my wins sorted", ["My team lost again.", "I color-code achievements "
                                        "so I can track them.", "Nice weather."]),
+    # How many days an event is held asked as 开几天: its span.
+    ("那个研讨会要开几天来着", ["研讨会的时间是周一。", "研讨会的持续时间是九天。",
+                                "今天天气不错。"]),
+    # A tournament said short; time out of town told by the trip.
+    ("that online tourney i was in", ["I was in the kitchen.", "I made it to the semis of the "
+                                      "tournament.", "Nice weather."]),
+    ("what do my neighbors do when im outta town", [
+        "I like my town.", "When I go on trips they water my plants.", "Nice weather."]),
     # Shopping said as 买买买; a music box as 八音盒; handmade as 手作.
     ("那个比着买买买的挑战赛", ["篮球挑战赛的时间是周五。", "活力购物挑战赛的主要内容是比拼"
                                "消费技巧。", "今天天气不错。"]),
