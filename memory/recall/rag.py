@@ -21,6 +21,7 @@ from typing import Any
 
 from memory.keyword_index.said_instead import ALTERNATIVE_WEIGHT
 from memory.recall.addressed import addressed_strip
+from memory.recall.bridge import bridge_words
 from memory.recall.feedback import neighbours_share, session_prefer
 from memory.recall.focus import (
     QuestionFocus,
@@ -32,7 +33,6 @@ from memory.recall.focus import (
 from memory.recall.queries import (
     ASKING_EN,
     ASKING_ZH,
-    PUNCTUATION,
     TRIGGERS_EN,
     TRIGGERS_ZH,
     condition_split,
@@ -73,12 +73,6 @@ KEYWORD_COVERAGE = 0.5
 # set the min-max normalisation, so a shallower search ranked its top k differently from a
 # deeper one's first k (REALTALK recall@10: 0.573 asked with k=10, 0.581 as the first 10 of 25).
 POOL_DEPTH_MIN = 25
-# The second hop of a conditional question adds the start of the first hop's line: a statement
-# names its subject early, and a long reply would make the second search as slow as its length.
-BRIDGE_MAX_CHARS = 60
-BRIDGE_SCAN_CHARS = 400  # of a long line, the start: the bridge is its first BRIDGE_MAX_CHARS
-BRIDGE_MAX_WORDS = 12
-BRIDGE_HEAD_CHARS = 20  # how far into a Chinese line its first 的 may end the name it opens with
 # Lines of a session that holds at least two of the SESSION_TOP best first-pass hits
 # (memory/recall/feedback.py): real chats keep to a topic for a while.
 SESSION_BONUS = 0.1
@@ -482,40 +476,6 @@ def _context_ids(hit: Hit) -> list[str]:
     if first.endswith("_user"):
         return [first, f"turn_{session_id}_{turn - 1}_assistant"] if turn > 1 else [first]
     return [first, f"turn_{session_id}_{turn}_user"]
-
-
-def bridge_words(line: str, condition: str) -> str:
-    """What the line matching a condition says besides the condition: the thing it is about
-    ("我表姐的电话号码是18424143177" with condition "电话是18424143177" -> "我表姐的号码")."""
-    if condition.isascii():
-        used = set(condition.lower().split())
-        kept = [word for word in line.split() if word.lower().strip(".,!?") not in used]
-        return " ".join(kept[:BRIDGE_MAX_WORDS])
-    scanned = line[:BRIDGE_SCAN_CHARS]
-    # The words before the line's first 的 name what it is about ("建筑技艺交流盛宴的主要内容是…",
-    # "我表姐的电话号码是…"): they are the bridge, whole, though the condition shares a part of
-    # the name (交流); the rest of such a line tells the condition again in other words. A
-    # head of one character ("我的上司是…") names nobody: the line less the condition then.
-    head = scanned[:max(scanned.find("的", 0, BRIDGE_HEAD_CHARS), 0)].strip(PUNCTUATION)
-    if len(head) >= 2:
-        return head
-    return _without_shared(scanned, condition).strip()[:BRIDGE_MAX_CHARS]
-
-
-def _without_shared(line: str, condition: str) -> str:
-    """`line` without the runs of two or more characters it shares with `condition`, the
-    longest first, each run of the condition used once: "美食创新会的主要内容是…聚焦餐饮创新" for
-    "大厨们凑一块儿聊餐饮创新" keeps the event's name (dropping every shared character made it
-    "美食会")."""
-    for size in range(len(condition), 1, -1):
-        start = 0
-        while start + size <= len(condition):
-            run = condition[start:start + size]
-            if "\0" not in run and run in line:
-                line = line.replace(run, "")
-                condition = f"{condition[:start]}\0{condition[start + size:]}"
-            start += 1
-    return line
 
 
 def rankings_interleave(rankings: list[list[Hit]], k: int) -> list[Hit]:

@@ -6,6 +6,7 @@ from __future__ import annotations
 import pytest
 
 from memory.keyword_index.bm25 import text_tokenize
+from memory.recall.bridge import bridge_words
 from memory.recall.queries import (
     condition_split,
     query_extract,
@@ -13,7 +14,7 @@ from memory.recall.queries import (
     questions_split,
     topic_change_cut,
 )
-from memory.recall.rag import bridge_words, query_user_history, rankings_interleave, recall_mode
+from memory.recall.rag import query_user_history, rankings_interleave, recall_mode
 from memory.vectors.index import Hit, MemoryIndex
 
 
@@ -189,6 +190,11 @@ def test_bridge_words_are_who_or_what_the_line_opens_with():
     # A head of one character names nobody: the line less the condition.
     assert bridge_words("我的上司是个工程师。", "是工程师") == "我的上司是个。"
     assert bridge_words("我将要参加美食运动狂欢节。", "美食运动") == "我将要参加狂欢节。"
+    assert bridge_words("我表弟今年28岁，他的生日在冬天。", "28岁") == (
+        "我表弟今年，他的生日在冬天。")
+    # What the speaker did is no name: the event's name stays in the bridge.
+    assert bridge_words("我将要参加的美食运动狂欢节，它的规模是三千人。", "三千人") == (
+        "我将要参加的美食运动狂欢节，它的规模是。")
 
 
 def test_bridge_words_keep_the_name_a_shared_run_is_part_of():
