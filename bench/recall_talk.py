@@ -2652,6 +2652,179 @@ HELD21_PLANTED: dict[str, list[tuple[str, int, str]]] = {
 held_out_add(HELD21_PROBES, HELD21_PLANTED)
 
 
+# A twenty-second held-out set (2026-12-05): written before any change it measures, by a writer who
+# did not read the app's recall, on LoCoMo conv-43, conv-30 and conv-44, conv-41 played as a group
+# (a question to Rook about what Maria said), REALTALK Chat_5, Chat_9 and Chat_6, MemDaily u40, u42
+# and u45; facts no earlier set asked. Follow-ups leaning on the line before ("where'd i take it
+# again?", "what were we getting ready to perform at?", "where'd i even hear about it again?", "what
+# was it raising money for again?", "who was my fav character in it again?", "what critter did we
+# run into up there again?", "how much did u say it adds up to every month?", 她个儿多高来着？, 她念到啥程度来着？, 她
+# 那个公司叫啥来着？), corrections that turn the question to another fact or person (nah i mean what city did
+# i tell u to pick…, nah i mean me, what extra thing was i offering…, nah i mean that group of dog
+# parents…, nah wait, where was that sunset pic from…, nah i mean me, what was i tryna fix…, nah i
+# mean those smoothies…, nah i mean my dad back in the day…, 不是，我问的是我表姐的 / 我上司的单位 / 我舅妈), vague
+# times (way back, a while back, that time, 上回), a question at the end of a chatty message (anyway,
+# btw, 话说), typos and slang (u, ur, w, n, em, lol, smh, bro, tryna, whats / didnt / im without
+# apostrophe), colloquial Chinese (来着, 啥, 俺, 丫头, 个儿, 搞), a category or a paraphrase the chat never
+# uses (the quote i lean on when things get rough for J.K. Rowling's "Turn on the light", the sunset
+# over the mountains pic for the Smoky Mountains, the art print from the design studio behind the
+# wizard movie stuff for MinaLima, what mattered most for running the shop for brand identity and
+# relationships, the little group of dancers for the festival choreography, the extra thing on top
+# of the regular lessons for one-on-one mentoring, some computer stuff for marketing and analytics
+# tools, the specialist for an animal behaviorist, the dog parents group for the dog owners group,
+# the charity race for the 5K run for a homeless shelter, the religious jewelry for a cross
+# necklace, apartment hunting around the car wreck for the cousin's new place, the dino wrestling
+# thing for Jurassic Fight Night, the youtube series about the crazy dudes for Psychopaths, what ate
+# my usb sticks for the broken ChromeOS laptop, the coding where u pull info off websites for
+# scraping, which nba squad i ride for for the Pistons, the critter on the freezing hike for a bear,
+# my old job before comics for barbecue, the halal cart guy for rafiqi, 上海的硬件大会、要开新品发布会的那个 for 硬件创新与
+# 发展论坛, 跑到外头边看风景边练瑜伽的活儿 for 异域瑜伽之旅, 七千人的农业大会 for 农业升级合作大会, 又要写代码又要逛街找店的活动 for 编程购物挑战之旅, 银行同行凑一块儿交流的大
+# 会 for 银行业交流峰会), the player's own facts in the chats asked in other words (the quote, the mountain
+# pic, the team-trip tip, the print, the shop tips, the festival, the mentoring, the computer
+# skills, the workshop flyer, the dog owners group, the behaviorist, the dino show, the favourite
+# character, the laptop, the scraping, the Pistons, the bear, the cousin's smoothies, the barbecue
+# job, the halal cart guy, the dad's night shift), planted in words the question does not use (what
+# i got put in so the dogs can let themselves out for the landlord's yes to a doggy door, what sport
+# i play every hump day after dark for a wednesday bowling league, 俺家丫头在哪儿念书 for 闺女考上了南京农业大学).
+# Every expected id was checked against its line and the whole conversation searched for other lines
+# holding the answer (e.g. conv-43's Edinburgh also D11:11 (John names it), conv-30's shop tips also
+# D7:6 (Gina repeats them), the festival D1:25, D1:26, D1:27 and D5:2, the mentoring D13:8,
+# conv-44's behaviorist D26:2, D26:3 and D26:5, u40's 表姐邮箱 D6:1); left out as only half holding it:
+# conv-43's D15:7 (J.K. Rowling, no quote) and D14:14 (last summer, no place), Chat_5's D4:38 and
+# D4:43 (dinosaurs wrestle, no name) and D17:9 (the flash drives, not what was being fixed),
+# Chat_9's D2:14 (a basketball fan, no team), D16:53 (a bear as the animal he would be, not the one
+# met) and D7:58 (used to make barbecue, not said as a job), Chat_6's D10:27 (9PM to 5AM, Vanessa's,
+# not the dad's), conv-41's D21:7 (a new place, no cousin), u45's D4:2, D5:2 and D7:5 (婶婶在广州, no
+# company). Played alone with --only "held out 22".
+# On 1ad91b18 (main's recall, before any change it measures; 2026-12-05 14:32-14:34, load 2),
+# played alone (--only "held out 22"): found 40/40, @5 33/40, @10 37/40; by file: conv-43 4/4, 4/4,
+# 4/4; conv-30 4/4, 4/4, 4/4; conv-44 4/4, 3/4, 3/4; Chat_5 4/4, 4/4, 4/4; Chat_9 4/4, 2/4, 3/4;
+# Chat_6 4/4, 3/4, 4/4; u40 4/4, 3/4, 4/4; u42 4/4, 4/4, 4/4; u45 4/4, 3/4, 4/4; group conv-41 4/4,
+# 3/4, 3/4 (found, @5, @10). No expected id and no turn of any probe was changed after the run.
+HELD22 = "held out 22"
+HELD22_PROBES: dict[str, list[tuple[str, list[str], list[str]]]] = {
+    "locomo/conv-43.json": [
+        (HELD22, ["ugh my roommate left the stove on n the smoke alarm went off at 3am smh. btw "
+                  "that quote i lean on when things get rough, how does it go again?"],
+         ["D15:11"]),
+        (HELD22, ["that sunset over the mountains pic i showed u way back",
+                  "where'd i take it again?"], ["D14:16"]),
+        (HELD22, ["where did u end up going on that team trip?",
+                  "nah i mean what city did i tell u to pick for it"], ["D11:10", "D11:11"]),
+        (HELD22, ["that art print on my bookshelf from the design studio behind the wizard movie "
+                  "stuff, whats the studio called again?"], ["D2:9"]),
+    ],
+    "locomo/conv-30.json": [
+        (HELD22, ["ugh one of the moms yelled at me in the parking lot over recital costumes smh. "
+                  "anyway way back when u asked me for tips on running the shop, what did i say "
+                  "mattered most?"],
+         ["D7:5", "D7:6"]),
+        (HELD22, ["remember way back when i was rehearsing w that little group of dancers after "
+                  "work?", "what were we getting ready to perform at?"],
+         ["D1:24", "D1:25", "D1:26", "D1:27", "D5:2"]),
+        (HELD22, ["u ever send me that styling video presentation?",
+                  "nah i mean me, what extra thing was i offering my dancers on top of the regular "
+                  "lessons?"], ["D13:7", "D13:8"]),
+        (HELD22, ["a while back i started teaching myself some computer stuff to push the biz, "
+                  "what was it again?"], ["D17:4"]),
+    ],
+    "locomo/conv-44.json": [
+        (HELD22, ["ugh it rained all day n the whole house smells like wet dog smh. btw what did i "
+                  "get put in a while back so the dogs can let themselves out? my mom asked n i "
+                  "blanked"],
+         ["P3"]),
+        (HELD22, ["remember that bonding workshop i signed up for way back?",
+                  "where'd i even hear about it again?"], ["D6:4"]),
+        (HELD22, ["how often do i take the pups to the dog park?",
+                  "nah i mean that group of dog parents i joined, how often do we meet up?"],
+         ["D27:4"]),
+        (HELD22, ["who was that specialist i took the pups to when they were acting all off?"],
+         ["D26:1", "D26:2", "D26:3", "D26:5"]),
+    ],
+    "group:locomo/conv-41.json": [
+        (HELD22, ["Maria did some charity race a while back huh Rook",
+                  "what was it raising money for again?"], ["D10:10"]),
+        (HELD22, ["Rook, what was that jewelry Maria bought herself a while back, the religious "
+                  "one?"], ["D11:10"]),
+        (HELD22, ["Rook, where did Maria go on that solo trip of hers?",
+                  "nah wait, where was that sunset pic from, the trip w her fam?"], ["D19:23"]),
+        (HELD22, ["ugh my landlord raised the rent again n the dryer ate another sock lol. Rook, "
+                  "who was Maria helping w apartment hunting around the time of that car wreck?"],
+         ["D21:5"]),
+    ],
+    "realtalk-dev/Chat_5_Nicolas_Nebraas.json": [
+        (HELD22, ["ugh julio clogged the sink w his ramen again n my nose is bleeding AGAIN smh. "
+                  "btw whats that dino wrestling thing i wanted to drag my buddies to called again "
+                  "lol"],
+         ["D4:37"]),
+        (HELD22, ["that youtube series i was bingeing way back about the crazy dudes",
+                  "who was my fav character in it again?"], ["D16:44"]),
+        (HELD22, ["what were u playing w ur friends that night, lethal company?",
+                  "nah i mean me, what was i tryna fix that ate like 3 of my usb sticks lol"],
+         ["D17:8"]),
+        (HELD22, ["what was that coding thing i was learning for school way back, where u pull "
+                  "info off websites?"], ["D1:12"]),
+    ],
+    "realtalk-dev/Chat_9_Fahim_Akib.json": [
+        (HELD22, ["bro the raccoons got the trash again n my ear's ringing smh. btw which nba "
+                  "squad do i ride for again lol, my coworker's tryna start beef"],
+         ["D2:15"]),
+        (HELD22, ["remember that freezing hike up the mountain a while back?",
+                  "what critter did we run into up there again?"], ["D16:49"]),
+        (HELD22, ["whats ur usual drink order, the mango thing?",
+                  "nah i mean those smoothies i hyped up, who in my fam makes em"], ["D3:75"]),
+        (HELD22, ["what was my old job before i got into the comics stuff?"],
+         ["D3:61", "D4:57", "D8:3"]),
+    ],
+    "realtalk-dev/Chat_6_Vanessa_Nicolas.json": [
+        (HELD22, ["ugh my roommate left his cereal bowl in the sink for a week n now theres ants "
+                  "everywhere smh. btw whats the name of my fav halal cart guy again, im craving "
+                  "street meat"],
+         ["D18:12"]),
+        (HELD22, ["u still dropping crazy money on boba lol?",
+                  "how much did u say it adds up to every month?"], ["D18:43"]),
+        (HELD22, ["what shift do u usually work at the clinic?",
+                  "nah i mean my dad back in the day, what hours did he used to work"], ["D10:26"]),
+        (HELD22, ["what sport do i play every hump day after dark again lmao"], ["P5"]),
+    ],
+    "memdaily-zh-dev/memdaily-u40.json": [
+        (HELD22, ["我表姐不是在深圳上班嘛", "她个儿多高来着？"], ["D6:4"]),
+        (HELD22, ["我表弟邮箱是啥来着？", "不是，我问的是我表姐的"], ["D5:6", "D6:1"]),
+        (HELD22, ["今天又在机房蹲了一下午，空调冻得我直哆嗦。话说那个上海的硬件大会，就是要开新品发布会的那个，"
+                  "得开几天来着？"], ["D1:2"]),
+        (HELD22, ["上回说的那个跑到外头边看风景边练瑜伽的活儿，具体都搞些啥来着？"], ["D5:14"]),
+    ],
+    "memdaily-zh-dev/memdaily-u42.json": [
+        (HELD22, ["我同事叫李晓婷对吧？", "她念到啥程度来着？"], ["D2:3"]),
+        (HELD22, ["我同事在哪个单位来着？", "不是，我问的是我上司的单位"], ["D6:8"]),
+        (HELD22, ["今天去镇上卖菜，三轮车半道爆胎了，推了两里地才到。话说那个七千人的农业大会，要搞多长时间来着？"],
+         ["D3:7"]),
+        (HELD22, ["俺家丫头在哪儿念书来着？"], ["P5"]),
+    ],
+    "memdaily-zh-dev/memdaily-u45.json": [
+        (HELD22, ["我婶婶不是在广州上班嘛", "她那个公司叫啥来着？"], ["D3:8"]),
+        (HELD22, ["我婶婶个子多高来着？", "不是，我问的是我舅妈"], ["D3:5"]),
+        (HELD22, ["今天网点系统又卡了一上午，客户排队排到门外。话说那个又要写代码又要逛街找店的活动，是哪天几点来着？"],
+         ["D2:6"]),
+        (HELD22, ["上回说的那个银行同行凑一块儿交流的大会，规模多大来着？"], ["D1:3"]),
+    ],
+}
+HELD22_PLANTED: dict[str, list[tuple[str, int, str]]] = {
+    "locomo/conv-44.json": [
+        ("P3", 21, "Landlord finally said yes to a doggy door out to the backyard, so now the pups "
+                   "come and go all day and track mud everywhere lol."),
+    ],
+    "realtalk-dev/Chat_6_Vanessa_Nicolas.json": [
+        ("P5", 7, "joined a bowling league w some guys from the laundromat, wednesday nights, my "
+                  "avg is like 90 lol"),
+    ],
+    "memdaily-zh-dev/memdaily-u42.json": [
+        ("P5", 4, "我闺女今年考上了南京农业大学，学的是园艺。"),
+    ],
+}
+held_out_add(HELD22_PROBES, HELD22_PLANTED)
+
+
 class RoundProvider:
     """Answers at once; keeps every request of the last turn (a group's round)."""
 
