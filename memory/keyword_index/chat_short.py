@@ -18,13 +18,14 @@ CHAT_SHORT = {"uni": "university", "bday": "birthday", "bf": "boyfriend", "gf": 
               "missus": "wife", "wifey": "wife",
               "roomie": "roommate", "sis": "sister", "lil": "little",
               "fam": "family", "convo": "conversation", "fav": "favorite", "fave": "favorite",
-              "pics": "pictures", "vid": "video", "vids": "videos", "insta": "instagram",
+              "pic": "picture", "pics": "pictures", "vid": "video", "vids": "videos",
+              "insta": "instagram",
               "yt": "youtube", "ppl": "people", "appt": "appointment", "mins": "minutes",
               "hrs": "hours", "grad": "graduate", "undergrad": "undergraduate",
               "prof": "professor", "vacay": "vacation", "bball": "basketball",
               "temp": "temperature", "temps": "temperatures", "comp": "competition",
               "comps": "competitions", "wknd": "weekend", "tmrw": "tomorrow",
-              "prob": "probably", "prolly": "probably", "tourney": "tournament",
+              "prob": "probably", "prolly": "probably", "wanna": "want to", "tourney": "tournament",
               "tourneys": "tournaments"}
 
 

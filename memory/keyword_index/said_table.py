@@ -66,6 +66,10 @@ _SMALL_PETS_ZH = ("兔子", "仓鼠", "鹦鹉", "乌龟", "蜥蜴", "金鱼", "�
                   "豚鼠", "小鸟")
 # What a pet or an animal asked by its class is told as.
 _PETS = ("dog", "puppy", "cat", "kitten", "pet", *_SMALL_PETS)
+# Animals met outdoors, on a hike or at the shore ("I saw a bear on the hike today").
+_WILD = ("bear", "bears", "deer", "moose", "elk", "fox", "wolf", "wolves", "coyote", "raccoon",
+         "raccoons", "skunk", "squirrel", "snake", "snakes", "rattlesnake", "cougar",
+         "mountain lion", "alligator", "shark", "whale", "whales", "dolphin", "dolphins", "otter")
 _PETS_ZH = ("狗狗", "小狗", "猫咪", "小猫", "宠物", *_SMALL_PETS_ZH)
 _DOG_BREEDS_ZH = ("金毛", "拉布拉多", "泰迪", "贵宾", "柯基", "哈士奇", "二哈", "柴犬", "边牧",
                   "萨摩耶", "博美", "比熊", "法斗", "巴哥", "德牧", "阿拉斯加", "土狗", "田园犬")
@@ -107,14 +111,20 @@ SAID_INSTEAD: tuple[tuple[tuple[str, ...], tuple[str, ...]], ...] = (
     # An animal is asked by its class and told by its kind ("what animal am i babysitting" for
     # "the neighbors iguana that we're watching", "critters" for "I would get two turtles").
     (("animal", "animals", "critter", "critters", "creature", "creatures", "reptile",
-      "reptiles"), _PETS),
+      "reptiles", "wildlife"), (*_PETS, *_WILD)),
     # Age is asked as "how old" and told as a number ("she's 31", "I turned 29"): the keyword
     # side has the words around the number.
     (("how old", "what age", "age"), ("years old", "year old", "yrs old", "age", "aged")),
+    # Height is asked as "how tall" / 多高 / 个儿 and told with its measure ("我表姐身高164厘米").
+    (("how tall", "height"), ("tall", "height", "feet", "inches", "cm")),
+    (("多高", "身高", "个子", "个儿", "个头"), ("身高", "厘米", "公分", "个子", "个头")),
     (("vehicle", "what do i drive"),
      ("car", "truck", "motorbike", "motorcycle", "scooter", "van", "drive")),
     (("vacation", "holiday", "holidays", "getaway"),
      ("trip", "travel", "vacation", "holiday", "flight", "hotel")),
+    # A trip is also told as the vacation it was ("the trip w her fam" for "a picture from a
+    # vacation in Florida … with my family").
+    (("trip", "trips"), ("vacation", "holiday", "getaway")),
     (("medication", "medicine", "meds", "prescription"),
      ("medication", "medicine", "pills", "drug", "meds", "prescription")),
     # An allergy is also asked as what the stomach cannot take ("whats that food thing my
@@ -211,6 +221,9 @@ SAID_INSTEAD: tuple[tuple[tuple[str, ...], tuple[str, ...]], ...] = (
       "white", "grey", "gray", "brown", "teal", "navy", "turquoise", "lavender", "beige")),
     # The weekend is told by its day ("every Saturday I teach chess at the community centre").
     (("weekend", "weekends"), ("weekend", "saturday", "sunday", "saturdays", "sundays")),
+    # Chat's names of days and hours ("every hump day after dark" for "wednesday nights").
+    (("hump day", "hump days"), ("wednesday", "wednesdays", "wed", "weds")),
+    (("after dark", "late at night"), ("night", "nights", "evening", "evenings", "tonight")),
     # How many came is told as attending ("how many people showed up" for "There were 7 people
     # that attended").
     (("how many people", "showed up", "show up", "turnout", "how many came", "how many guests"),
@@ -339,9 +352,10 @@ SAID_INSTEAD: tuple[tuple[tuple[str, ...], tuple[str, ...]], ...] = (
       "健身", "攀岩", "瑜伽", "滑雪", "骑行", "骑车", "登山", "爬山", "拳击", "滑冰", "打球",
       "马拉松")),
     # A day asked as 几号 / 啥时候 is told as the time or date of it ("…的时间是2024-04-13
-    # 14:00", "定在下周六"). A word, not a kind of fact (NOT_KINDS).
+    # 14:00", "定在下周六"), not as how long it lasts ("…的持续时间是五个周" drew level with the
+    # line of the time when the told word was 时间). A word, not a kind of fact (NOT_KINDS).
     (("几号", "哪天", "哪一天", "什么时候", "啥时候", "几点", "什么日子", "日期"),
-     ("时间", "日期", "定在")),
+     ("的时间", "开始时间", "日期", "定在")),
     (("周末", "双休"), ("周末", "双休", "周六", "周日", "星期六", "星期天", "星期日", "礼拜六",
                       "礼拜天", "礼拜日")),
     (("颜色", "什么色", "啥色"),
@@ -411,4 +425,5 @@ NOT_KINDS = frozenset({"name", "名字", "boss", "领导", "老婆", "老公", "
                        "landlord", "房东", "award", "surface", "how many people", "外国",
                        "weekend", "周末", "best", "color", "颜色", "roommate", "boozy", "relative",
                        "switched to", "cash", "gadget", "pick up how", "haircut", "waterfall",
-                       "out of town", "wins", "买买买", "八音盒", "手工"})
+                       "out of town", "wins", "买买买", "八音盒", "手工",
+                       "hump day", "after dark", "trip"})

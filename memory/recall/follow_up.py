@@ -48,6 +48,10 @@ _POINTING_WORDS = re.compile(r"(?<![a-z'])(?:(?:it|that|this)\s+happen(?:ed|s)?|
                              r"(?<=you\s)all|some(?:one|body)|any(?:one|body)|(?:the\s+)?same"
                              r"(?:\s+(?:thing|things|treatment|way|deal|stuff|problem|issue|story|"
                              r"one))?)(?![a-z'])", re.IGNORECASE)
+# "there" standing for the place the line before told ("remember that freezing hike up the
+# mountain?" "what critter did we run into up there again?"), not "is there", "there was".
+_THERE_EN = re.compile(r"(?<![a-z'])(?:(?:up|down|over|out|back)\s+there|there(?=(?:\s(?:again|"
+                       r"lol|tho|though|exactly|that\s+time))*\s*(?:$|[?!.,])))(?![a-z'])")
 # "the same" standing for what the line before told ("didnt someone in ur fam get the same
 # treatment?", "did the same thing happen to u?"): a word like "thing" after it is the told
 # thing's, no thing of the line's own.
@@ -140,7 +144,7 @@ def leans_on_before(text: str) -> bool:
     that = _THAT_EN.search(lowered)
     pointing = (bool(pronouns) and not (pronouns <= {"it", "its"} and _thing_named(lowered))
                 or bool(that) and not _told_first(lowered[:that.start()])
-                or bool(_SAME_EN.search(lowered)))
+                or bool(_SAME_EN.search(lowered)) or bool(_THERE_EN.search(lowered)))
     return pointing and len(named) <= FEW_WORDS and not _someone_named(line)
 
 

@@ -39,6 +39,8 @@ from tests.memory.recall_chats import FACT_USER, FILLER, chat_turns_seed, recall
     "how long did u stay there that time",
     # "the same" stands for what the line before told; "someone" names nobody.
     "didnt someone in ur fam get the same treatment?", "did the same thing happen to ur bro?",
+    # "there" stands for the place the line before told.
+    "what critter did we run into up there again?", "what did we eat over there lol",
 ])
 def test_a_line_that_leans_on_the_one_before(text):
     assert leans_on_before(text)
@@ -61,6 +63,8 @@ def test_a_line_that_leans_on_the_one_before(text):
     "what was that vegan place again, the one by the river",
     # "the same" comparing two things the line names; "anyone" asking on its own.
     "is my sister the same age as my cousin?", "did anyone come to my birthday party?",
+    # "there" that only says something is, or a place the line names.
+    "is there a bear on that trail?", "was there a dog at my party?",
 ])
 def test_a_line_that_asks_on_its_own(text):
     assert not leans_on_before(text)

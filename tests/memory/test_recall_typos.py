@@ -187,8 +187,13 @@ def test_a_word_chat_shortens_is_written_out_unless_the_session_says_it():
                          ).changes == {"temp": "temperature"}
     # "wknd" was read as a slip of "wind", "tmrw" of "tomorow", "prob" as "probe".
     assert typos_correct("wanna go back this wknd", Session({"wind", "weekend"})
-                         ).text == "wanna go back this weekend"
+                         ).text == "want to go back this weekend"
     assert typos_correct("what's on tmrw", Session({"tomorow"})).changes == {"tmrw": "tomorrow"}
+    # "pic" and "wanna" are written out too: a line says "picture", "want to".
+    assert typos_correct("where was that sunset pic from", Session(set())).changes == {
+        "pic": "picture"}
+    assert typos_correct("what did she wanna start", Session(set())).changes == {
+        "wanna": "want to"}
     assert typos_correct("where'd i say i prob caught it", Session({"probe"})
                          ).changes == {"prob": "probably"}
     # "missus" was read as a slip of "missys".

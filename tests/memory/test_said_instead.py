@@ -357,10 +357,29 @@ def test_duobig_after_a_person_or_a_time_asks_an_age(question):
                                "消费技巧。", "今天天气不错。"]),
     ("摆一堆手工八音盒的活动", ["读书会的主要内容是分享。", "音乐盒之韵·手作音乐会的主要"
                                 "内容是音乐盒展览。", "今天天气不错。"]),
+    # Height by its measure; chat's names of a day and an hour; a trip told as the vacation; an
+    # animal met outdoors by its kind.
+    ("她个儿多高来着", ["我表姐人很好。", "我表姐身高164厘米。", "今天天气不错。"]),
+    ("how tall is my brother", ["My cousin is great.", "He's six feet two now.",
+                                "Nice weather."]),
+    ("what sport do i play every hump day after dark", [
+        "I like my dog.", "joined a bowling league, wednesday nights",
+        "Nice weather."]),
+    ("the trip w her fam", ["My aunt is here.", "I have a picture from a vacation in Florida.",
+                            "Nice weather."]),
+    ("what critter did we run into", ["We got lost.", "I saw a bear on the hike "
+                                      "today.", "Nice weather."]),
 ])
 def test_a_question_in_one_wording_finds_the_line_told_in_another(question, lines):
     scores, _, _ = _scores(lines, question)
     assert scores[1] > scores[0] and scores[1] > scores[2]
+
+
+def test_a_day_asked_is_not_told_by_how_long_it_lasts():
+    # "…的持续时间是五个周" held the 时间 of "…的时间是下下周二下午两点" and drew level with it.
+    scores, _, _ = _scores(["挑战之旅的持续时间是五个周。", "挑战之旅的时间是下下周二下午两点。",
+                            "今天天气不错。"], "挑战之旅是哪天几点")
+    assert scores[1] > scores[0]
 
 
 def test_the_characters_across_the_end_of_a_key_are_no_word():
