@@ -2825,6 +2825,194 @@ HELD22_PLANTED: dict[str, list[tuple[str, int, str]]] = {
 held_out_add(HELD22_PROBES, HELD22_PLANTED)
 
 
+# A twenty-third held-out set (2026-12-05): written before any change it measures, by a writer who
+# did not read the app's recall, on LoCoMo conv-42, conv-47 and conv-26, conv-30 played as a group
+# (a question to Rook about what Gina said), REALTALK Chat_7, Chat_8 and Chat_10, MemDaily u43, u46
+# and u48; facts no earlier set asked. Follow-ups leaning on the line before ("where'd i even get
+# the idea for it again lol", "what did u guys do w the cash that was left over?", "what got me to
+# paint it again?", "what did she say the key was again?", "where were some of ur relatives flying
+# in from again?", "what did the guy they sent end up replacing?", "whose recording of it do i like
+# best again?", 她邮箱是啥来着？, 他电话多少来着？, 那人闲下来都爱干点啥来着？), corrections that
+# turn the question to another fact or person (nah i mean that trilogy u kept hyping…, nah i mean
+# the board game u got into…, nah i mean the other one u said u play to unwind…, nah wait, what did
+# she say that camo hoodie design reminds her of?, nah i mean the big dog i had before…, nah i mean
+# u, who'd u have over, nah i mean ur boss…, 不是，我问的是我上司的 / 她邮箱 /
+# 他在公司里是个啥级别), vague times (way back, a while back, that time, 上回), a question at the
+# end of a chatty message (anyway, btw, 话说), typos and slang (u, ur, w, n, r, lol, smh, tryna,
+# whats / havent / mans without apostrophe), colloquial Chinese (来着, 啥, 咋, 俺, 捣鼓, 沾边), a
+# category or a paraphrase the chat never uses (the sunset pic in the field for the sunflower shot
+# near Fort Wayne, the love story script w all the obstacles for the script from a dream, the
+# trilogy u kept hyping for The Lord of the Rings, the story i wrote back in like 4th grade for the
+# brave little turtle at 10, the big advice the pro team gave me for communicating and never putting
+# ego above the team, the cash left over for groceries and food for the homeless, the board game for
+# Dungeons of the Dragon, my old man's job before he hung it up for a firefighter, the music ur into
+# for Bach, Mozart and "Perfect", the other one u play to unwind for the violin, smth for my future
+# kids for a library of kids' books, who Gina was gonna team up with for bloggers and influencers,
+# the key for starting out for passionate, focused and resilient, what the camo design reminds her
+# of for the grit to stand out, what she put out to get the word out for an ad campaign, the game
+# series before the new one dropped for Yakuza, the big dog i had before for a Rottweiler, what i
+# was cramming at the cafe for animal science, the creepy AI theory for Roko's Basilisk, who'd u
+# have over for lunch for MLK, what i do w the baseball kids for coaching little league, the arc for
+# the chimera ant arc, whose recording for Kate Liu's, the video game movie w the spiderman guy for
+# Uncharted, 当警察的表姐 for 表姐, 琢磨咋让坐飞机的人更满意的大典 for 航空服务创新交流盛典,
+# 周边买东西方便不 for 商业配套, 一边读手工书、一边现场动手做的会 for 手工阅享会, 往城外跑是去捣鼓啥
+# for 郊区的菜地, 在公司里是个啥级别 for 总监, 到外头比拼挥拍的盛会 for 竞技羽毛球盛宴,
+# 跟翻译沾边、琢磨新路子的研讨会 for 创新翻译研讨会), the player's own facts in the chats asked in
+# other words (the sunset pic, the script's idea, the trilogy, the childhood story, the pro team's
+# tip, the sunset painting, the library, the game series, the old dog, the studies, the AI theory,
+# the Chopin recording, the Uncharted movie, the arc), planted in words the question does not use
+# (my old man's job before he hung it up for a dad who was a firefighter thirty years, what i do w
+# the baseball kids twice a week for coaching the nephew's little league team, 往城外跑是去捣鼓啥
+# for 郊区租了一小块菜地). Every expected id was checked against its line and the whole conversation
+# searched for other lines holding the answer (e.g. conv-47's tip also D4:13 (John restates it),
+# conv-26's library also D6:8 and D6:9 (Melanie names it, the kids' books), the sunset painting also
+# D14:8 (Melanie names the beach), conv-30's advice D14:10, D14:11 and D14:12, Chat_7's studies also
+# D16:13, Chat_8's AI theory D8:16 and D8:18, the lunch guest D7:6 and D7:7 (Akib names him), u46's
+# 叔叔电话 D6:3 and D8:2); left out as only half holding it: conv-42's D28:20 (the pic, no place)
+# and D27:6 (the love story, no idea), conv-42's D9:12 (a trilogy, no name), conv-30's D14:4 and
+# D18:13 (influencers as advice to Jon, not her plan), D8:12 for the ad campaign (more ads later,
+# not the launch) and D8:4 (offers and promotions, a later push), Chat_7's D1:75 (Rottweilers, not
+# hers), Chat_8's D8:20 to D8:22 (the thought experiment, no name), Chat_10's D10:15 (the show, not
+# the arc), D10:17 (the ending, no arc) and D3:39 (her recording, no name), u43's D3:1 (the 小区's
+# name, no shops). Played alone with --only "held out 23".
+# On e70431ce (main's recall, before any change it measures; 2026-12-05 15:12-15:16, load 4-6),
+# played alone (--only "held out 23"): found 39/40, @5 30/40, @10 35/40; by file: conv-42 4/4, 3/4,
+# 4/4; conv-47 4/4, 2/4, 3/4; conv-26 4/4, 3/4, 3/4; Chat_7 4/4, 4/4, 4/4; Chat_8 3/4, 3/4, 3/4;
+# Chat_10 4/4, 4/4, 4/4; u43 4/4, 3/4, 3/4; u46 4/4, 4/4, 4/4; u48 4/4, 1/4, 3/4; group conv-30 4/4,
+# 3/4, 4/4 (found, @5, @10). No expected id and no turn of any probe was changed after the run.
+HELD23 = "held out 23"
+HELD23_PROBES: dict[str, list[tuple[str, list[str], list[str]]]] = {
+    "locomo/conv-42.json": [
+        (HELD23, ["ugh my sister borrowed my car n brought it back w the tank on empty smh. btw "
+                  "that sunset pic in the field i showed u a while back, what town was i hiking "
+                  "near when i took it?"],
+         ["D28:22"]),
+        (HELD23, ["remember that love story script w all the obstacles i started on?",
+                  "where'd i even get the idea for it again lol"], ["D27:8"]),
+        (HELD23, ["what game did u win that big international tourney in?",
+                  "nah i mean that trilogy u kept hyping, which one did i finally sit down n "
+                  "watch?"], ["D10:1"]),
+        (HELD23, ["that story i wrote back in like 4th grade, what was it about again?"],
+         ["D26:7"]),
+    ],
+    "locomo/conv-47.json": [
+        (HELD23, ["ugh sam burned the pasta n the smoke alarm went off twice lol. btw what was the "
+                  "big advice that pro team gave me at that online tourney way back? tryna "
+                  "remember it for tonight's match"],
+         ["D4:12", "D4:13"]),
+        (HELD23, ["that charity tourney u threw for the dog shelter was so sick",
+                  "what did u guys do w the cash that was left over?"], ["D10:12"]),
+        (HELD23, ["whats that rpg u were hooked on w the monster hunter guy?",
+                  "nah i mean the board game u got into, whats it called again"], ["D24:3"]),
+        (HELD23, ["what was my old mans job before he hung it up? my buddy asked n i blanked lol"],
+         ["P5"]),
+    ],
+    "locomo/conv-26.json": [
+        (HELD23, ["ugh my landlord's doing an inspection tmrw n my place is a total disaster lol. "
+                  "anyway what kinda music r u into again? making u a playlist"],
+         ["D15:28"]),
+        (HELD23, ["that sunset painting i finished a while back, the ocean one",
+                  "what got me to paint it again?"], ["D14:7", "D14:8"]),
+        (HELD23, ["u play clarinet right?",
+                  "nah i mean the other one u said u play to unwind every day"], ["D2:5"]),
+        (HELD23, ["way back i started putting together smth at home for my future kids, what was "
+                  "it again?"], ["D6:7", "D6:8", "D6:9"]),
+    ],
+    "group:locomo/conv-30.json": [
+        (HELD23, ["Rook, a while back Gina had all these plans to grow her customer base, who was "
+                  "she gonna team up with?"], ["D8:12"]),
+        (HELD23, ["Gina gave me some solid advice way back when i asked how to start out, right "
+                  "Rook?", "what did she say the key was again?"],
+         ["D14:10", "D14:11", "D14:12"]),
+        (HELD23, ["Rook, what was that quote Gina got inked?",
+                  "nah wait, what did she say that camo hoodie design reminds her of?"],
+         ["D16:5"]),
+        (HELD23, ["ugh the studio AC died mid class n the kids were melting smh. Rook, way back "
+                  "when Gina's store was brand new, what did she put out to get the word out?"],
+         ["D2:1"]),
+    ],
+    "realtalk-dev/Chat_7_Nebraas_Vanessa.json": [
+        (HELD23, ["ugh my car battery died in the clinic parking lot n i waited an hour for a jump "
+                  "smh. btw which game series was i tryna finish before the new one dropped? "
+                  "wanna pick it back up"],
+         ["D2:23"]),
+        (HELD23, ["ur parents threw that huge party for nye right?",
+                  "where were some of ur relatives flying in from again?"], ["D5:30"]),
+        (HELD23, ["whats my lil mutt's name again lol",
+                  "nah i mean the big dog i had before, what breed was it"], ["D1:74"]),
+        (HELD23, ["that first day we talked i was cramming at the cafe, what was i studying "
+                  "again?"], ["D1:16", "D16:13"]),
+    ],
+    "realtalk-dev/Chat_8_Akib_Muhhamed.json": [
+        (HELD23, ["ugh the office coffee machine died n i had to drink gas station coffee all day "
+                  "smh. btw whats that creepy AI theory i told u about way back, where just "
+                  "knowing about it dooms u lol"],
+         ["D8:16", "D8:18"]),
+        (HELD23, ["remember when ur wifi was acting up n u were stuck on hold forever?",
+                  "what did the guy they sent end up replacing?"], ["D1:78"]),
+        (HELD23, ["if i could have anyone from history over for lunch who would i pick?",
+                  "nah i mean u, who'd u have over"], ["D7:6", "D7:7"]),
+        (HELD23, ["wait what am i doing w the baseball kids twice a week again? my wife asked lol"],
+         ["P6"]),
+    ],
+    "realtalk-dev/Chat_10_Fahim_Muhhamed.json": [
+        (HELD23, ["ugh my upstairs neighbor was vacuuming at midnight again smh. btw which arc did "
+                  "i say might be my fav of any show ever? my cousin wants to start it"],
+         ["D10:16"]),
+        (HELD23, ["remember that chopin piece i kept telling u to listen to?",
+                  "whose recording of it do i like best again?"], ["D3:38"]),
+        (HELD23, ["how long is ur commute again?",
+                  "nah i mean ur boss, why havent u reported him yet?"], ["D1:16"]),
+        (HELD23, ["that video game movie w the spiderman guy that we both trashed, how far did i "
+                  "get before i gave up on it?"], ["D2:35"]),
+    ],
+    "memdaily-zh-dev/memdaily-u43.json": [
+        (HELD23, ["我那个当警察的表姐，你还记得吧",
+                  "我要给她发个东西，她邮箱是啥来着？"], ["D3:8"]),
+        (HELD23, ["我下属电话多少来着？", "不是，我问的是我上司的"], ["D2:1"]),
+        (HELD23, ["今天律所加班整理卷宗到半夜，眼睛都花了。"
+                  "话说那个琢磨咋让坐飞机的人更满意的大典，"
+                  "规模多大来着？"], ["D1:5"]),
+        (HELD23, ["上回跟你说俺住那小区，周边买东西方便不？"
+                  "我咋说的来着"], ["D3:2"]),
+    ],
+    "memdaily-zh-dev/memdaily-u46.json": [
+        (HELD23, ["我叔叔不是在杭州那家医院上班嘛", "他电话多少来着？"],
+         ["D6:3", "D8:2"]),
+        (HELD23, ["我同事在哪儿上班来着？", "不是，我问的是她邮箱"], ["D6:7"]),
+        (HELD23, ["今天药房又排长队，配药配到手抽筋。"
+                  "话说那个一边读手工书、一边现场动手做的会，"
+                  "得来多少人来着？"], ["D1:7"]),
+        (HELD23, ["俺周末老往城外跑，是去捣鼓啥来着？"], ["P5"]),
+    ],
+    "memdaily-zh-dev/memdaily-u48.json": [
+        (HELD23, ["我同事不是也干翻译的嘛", "那人闲下来都爱干点啥来着？"],
+         ["D6:8"]),
+        (HELD23, ["我上司是干啥的来着？", "不是，我问的是他在公司里是个啥级别"],
+         ["D4:9"]),
+        (HELD23, ["今天烤箱温控又坏了，一炉面包全烤煳了，心疼死我了。"
+                  "话说那个到外头比拼挥拍的盛会，"
+                  "在哪个城市搞来着？"], ["D3:10"]),
+        (HELD23, ["上回说的那个跟翻译沾边、琢磨新路子的研讨会，"
+                  "啥时候开来着？"], ["D2:5"]),
+    ],
+}
+HELD23_PLANTED: dict[str, list[tuple[str, int, str]]] = {
+    "locomo/conv-47.json": [
+        ("P5", 12, "My dad spent thirty years as a firefighter, he still swings by the station "
+                   "every Friday for poker night lol."),
+    ],
+    "realtalk-dev/Chat_8_Akib_Muhhamed.json": [
+        ("P6", 15, "signed up to coach my nephews little league team this spring, practices r "
+                   "tuesdays n thursdays after work lol"),
+    ],
+    "memdaily-zh-dev/memdaily-u46.json": [
+        ("P5", 3, "我去年在郊区租了一小块菜地，周末就去种点黄瓜西红柿。"),
+    ],
+}
+held_out_add(HELD23_PROBES, HELD23_PLANTED)
+
+
 class RoundProvider:
     """Answers at once; keeps every request of the last turn (a group's round)."""
 
