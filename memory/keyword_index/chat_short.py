@@ -25,8 +25,8 @@ CHAT_SHORT = {"uni": "university", "bday": "birthday", "bf": "boyfriend", "gf": 
               "prof": "professor", "vacay": "vacation", "bball": "basketball",
               "temp": "temperature", "temps": "temperatures", "comp": "competition",
               "comps": "competitions", "wknd": "weekend", "tmrw": "tomorrow",
-              "prob": "probably", "prolly": "probably", "wanna": "want to", "tourney": "tournament",
-              "tourneys": "tournaments"}
+              "prob": "probably", "prolly": "probably", "wanna": "want to", "smth": "something",
+              "tourney": "tournament", "tourneys": "tournaments"}
 
 
 def _said_short() -> dict[str, tuple[tuple[str, ...], ...]]:

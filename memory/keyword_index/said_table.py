@@ -115,6 +115,10 @@ SAID_INSTEAD: tuple[tuple[tuple[str, ...], tuple[str, ...]], ...] = (
     # Age is asked as "how old" and told as a number ("she's 31", "I turned 29"): the keyword
     # side has the words around the number.
     (("how old", "what age", "age"), ("years old", "year old", "yrs old", "age", "aged")),
+    # A parent by chat's name for one ("my old mans job" for "My dad spent thirty years as a
+    # firefighter").
+    (("old man", "old mans", "old man's", "pops"), ("dad", "father", "pops", "daddy")),
+    (("old lady", "old ladys", "old lady's"), ("mom", "mother", "mum", "mama")),
     # Height is asked as "how tall" / 多高 / 个儿 and told with its measure ("我表姐身高164厘米").
     (("how tall", "height"), ("tall", "height", "feet", "inches", "cm")),
     (("多高", "身高", "个子", "个儿", "个头"), ("身高", "厘米", "公分", "个子", "个头")),
@@ -347,7 +351,7 @@ SAID_INSTEAD: tuple[tuple[tuple[str, ...], tuple[str, ...]], ...] = (
     # "我表妹特别喜欢听音乐会".
     (("爱好", "兴趣", "业余", "闲暇", "消遣", "空闲", "捣鼓"),
      ("爱好", "兴趣", "业余", "周末", "每周", "练习", "兴趣班", "培训班", "报了")),
-    (("运动", "体育", "锻炼", "什么球", "啥球"),
+    (("运动", "体育", "锻炼", "什么球", "啥球", "挥拍"),
      ("运动", "篮球", "足球", "网球", "羽毛球", "乒乓球", "排球", "高尔夫", "游泳", "跑步",
       "健身", "攀岩", "瑜伽", "滑雪", "骑行", "骑车", "登山", "爬山", "拳击", "滑冰", "打球",
       "马拉松")),
@@ -369,7 +373,12 @@ SAID_INSTEAD: tuple[tuple[tuple[str, ...], tuple[str, ...]], ...] = (
     # "美食创新会的地点是山东青岛").
     (("在哪儿开", "在哪开", "在哪里开", "哪个城市开", "在哪儿办", "在哪办", "在哪里办",
       "哪个城市办", "在哪儿举办", "在哪举办", "在哪里举办", "哪个城市举办", "在哪儿举行",
-      "在哪举行", "在哪里举行", "哪个城市举行"), ("地点", "举办地", "举行", "举办")),
+      "在哪举行", "在哪里举行", "哪个城市举行", "在哪儿搞", "在哪搞", "在哪里搞", "哪个城市搞"),
+     ("地点", "举办地", "举行", "举办")),
+    # A post is asked as a rank (级别, 官儿, 职位) and told by its title ("我的上司是总监").
+    (("级别", "职位", "职务", "头衔", "官儿", "啥官", "什么官", "几把手"),
+     ("总监", "经理", "主管", "总裁", "总经理", "董事长", "主任", "组长", "班长", "副总", "处长",
+      "科长", "局长", "校长", "院长", "老板", "合伙人", "职位", "职务", "头衔")),
     # How long is asked as 多久 and told as the span ("异域瑜伽之旅的持续时间是四个周", 为期三天).
     (("多久", "多长时间", "多少天", "持续多久", "开几天", "办几天", "搞几天", "要几天",
       "持续几天", "进行几天"), ("持续", "时长", "为期", "天数")),
@@ -426,4 +435,5 @@ NOT_KINDS = frozenset({"name", "名字", "boss", "领导", "老婆", "老公", "
                        "weekend", "周末", "best", "color", "颜色", "roommate", "boozy", "relative",
                        "switched to", "cash", "gadget", "pick up how", "haircut", "waterfall",
                        "out of town", "wins", "买买买", "八音盒", "手工",
-                       "hump day", "after dark", "trip"})
+                       "hump day", "after dark", "trip", "级别", "old man",
+                       "old lady"})

@@ -52,6 +52,11 @@ _POINTING_WORDS = re.compile(r"(?<![a-z'])(?:(?:it|that|this)\s+happen(?:ed|s)?|
 # mountain?" "what critter did we run into up there again?"), not "is there", "there was".
 _THERE_EN = re.compile(r"(?<![a-z'])(?:(?:up|down|over|out|back)\s+there|there(?=(?:\s(?:again|"
                        r"lol|tho|though|exactly|that\s+time))*\s*(?:$|[?!.,])))(?![a-z'])")
+# "Where to" asked of a going the line does not name ("remember that crazy long flight u took?"
+# "where were u headed again"): the trip is the line before's.
+_WHERE_TO_EN = re.compile(r"^(?:where|wheres|where's)\b.*?(?<![a-z'])(?:headed|heading|"
+                          r"going|goin|flying|off\s+to|go|went)(?![a-z'])")
+_GOING_STEMS = content_words("headed heading going goin flying flew go went off")
 # "the same" standing for what the line before told ("didnt someone in ur fam get the same
 # treatment?", "did the same thing happen to u?"): a word like "thing" after it is the told
 # thing's, no thing of the line's own.
@@ -144,7 +149,8 @@ def leans_on_before(text: str) -> bool:
     that = _THAT_EN.search(lowered)
     pointing = (bool(pronouns) and not (pronouns <= {"it", "its"} and _thing_named(lowered))
                 or bool(that) and not _told_first(lowered[:that.start()])
-                or bool(_SAME_EN.search(lowered)) or bool(_THERE_EN.search(lowered)))
+                or bool(_SAME_EN.search(lowered)) or bool(_THERE_EN.search(lowered))
+                or bool(_WHERE_TO_EN.match(lowered)) and not named - _GOING_STEMS)
     return pointing and len(named) <= FEW_WORDS and not _someone_named(line)
 
 

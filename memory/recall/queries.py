@@ -263,6 +263,22 @@ _SAID_CLAUSE = re.compile(r"(?:说|提|提到|讲|聊|讲到|聊到|告诉我|�
                           r"抱怨|显摆|炫耀|念叨)过?$|(?:跟|和|对|给|向)你[^，,。？?！!\s]{0,4}$")
 
 
+# "那个琢磨咋让坐飞机的人更满意的大典，规模多大": a condition may hold a 的 of its own; the thing
+# is the short word before the comma, after the last 的 ("大典"), not the first ("人").
+HEAD_MAX_CHARS = 4
+
+
+def _condition_to_head(condition: str, rest: str) -> tuple[str, str]:
+    """The condition and what is asked, the condition taken up to the 的 before the head word
+    that the comma follows."""
+    comma = re.search(r"[，,]", rest)
+    named = rest[:comma.start()] if comma else ""
+    last = named.rfind("的")
+    if last < 0 or not 1 <= len(named) - last - 1 <= HEAD_MAX_CHARS:
+        return condition, rest
+    return f"{condition}的{named[:last]}", rest[last + 1:]
+
+
 def condition_split(question: str) -> tuple[str, str] | None:
     """(condition, what is asked) of a conditional question, or None."""
     if _ASKERS_CLAUSE.search(question):
@@ -274,7 +290,8 @@ def condition_split(question: str) -> tuple[str, str] | None:
             # "我那个爱做饭的表弟叫啥": the person is named, the clause only says which one.
             if _SAID_CLAUSE.search(condition) or found["rest"].startswith(PEOPLE_ZH):
                 return None
-            rest = re.sub(r"^(?:人|活动|东西|地方|事情?)?[，,\s]*", "", found["rest"]).strip()
+            condition, rest = _condition_to_head(condition, found["rest"])
+            rest = re.sub(r"^(?:人|活动|东西|地方|事情?)?[，,\s]*", "", rest).strip()
             # "前阵子逛的那个公园": a time and what the asker did name no condition (searched,
             # "前阵子逛" drew every line of 前阵子's days and the park's came 35th).
             if (len(query_extract(condition, fallback=False)) >= 2

@@ -41,6 +41,8 @@ from tests.memory.recall_chats import FACT_USER, FILLER, chat_turns_seed, recall
     "didnt someone in ur fam get the same treatment?", "did the same thing happen to ur bro?",
     # "there" stands for the place the line before told.
     "what critter did we run into up there again?", "what did we eat over there lol",
+    # "where to" asked of a going the line does not name.
+    "where were u headed again", "wheres she headed",
 ])
 def test_a_line_that_leans_on_the_one_before(text):
     assert leans_on_before(text)
@@ -65,6 +67,8 @@ def test_a_line_that_leans_on_the_one_before(text):
     "is my sister the same age as my cousin?", "did anyone come to my birthday party?",
     # "there" that only says something is, or a place the line names.
     "is there a bear on that trail?", "was there a dog at my party?",
+    # A going the line names: where to school, for thanksgiving.
+    "where did i go to school again?", "where am i going for thanksgiving",
 ])
 def test_a_line_that_asks_on_its_own(text):
     assert not leans_on_before(text)

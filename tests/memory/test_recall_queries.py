@@ -166,6 +166,9 @@ def test_what_follows_a_change_of_subject_is_the_question(text, asked):
     ("28岁的那个人生日是哪天来着？", ("28岁", "生日是哪天来着？")),
     ("那位内科专家的身高是多少呢？", ("内科专家", "身高是多少呢？")),
     ("28岁的那位生日是哪天？", ("28岁", "生日是哪天？")),
+    # A condition with a 的 of its own: the thing is the word before the comma.
+    ("那个琢磨咋让坐飞机的人更满意的大典，规模多大来着？",
+     ("琢磨咋让坐飞机的人更满意", "大典，规模多大来着？")),
     ("硬件创新与发展论坛的持续时间是什么？", None),
     # The asker's own clause names the thing by the answer line itself: searched whole.
     ("我住的那个小区是哪个来着？", None),

@@ -369,10 +369,24 @@ def test_duobig_after_a_person_or_a_time_asks_an_age(question):
                             "Nice weather."]),
     ("what critter did we run into", ["We got lost.", "I saw a bear on the hike "
                                       "today.", "Nice weather."]),
+    # A post asked as a rank; an event's venue asked with 搞; a racket sport as 挥拍.
+    ("他在公司里是个啥级别", ["我上司人很好。", "我的上司是总监。", "今天天气不错。"]),
+    ("那个会在哪个城市搞来着", ["美食创新会的规模是八百人。", "美食创新会的地点是山东青岛。",
+                              "今天天气不错。"]),
+    ("那个比拼挥拍的盛会", ["我很喜欢吃面。", "竞技羽毛球盛宴的规模是三百人。",
+                            "今天天气不错。"]),
 ])
 def test_a_question_in_one_wording_finds_the_line_told_in_another(question, lines):
     scores, _, _ = _scores(lines, question)
     assert scores[1] > scores[0] and scores[1] > scores[2]
+
+
+def test_a_parent_asked_by_chats_name_for_one_is_told_as_dad_or_mom():
+    said = {run for term in query_terms("what was my old mans job") for run in term.instead}
+    assert ("dad",) in said and ("father",) in said
+    said = {run for term in query_terms("where did my old lady grow up") for run in term.instead}
+    assert ("mom",) in said
+    assert [key for key, _ in kinds_asked("what was my old mans job")] == ["job"]
 
 
 def test_a_day_asked_is_not_told_by_how_long_it_lasts():
