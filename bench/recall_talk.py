@@ -3013,6 +3013,185 @@ HELD23_PLANTED: dict[str, list[tuple[str, int, str]]] = {
 held_out_add(HELD23_PROBES, HELD23_PLANTED)
 
 
+# A twenty-fourth held-out set (2026-12-05): written before any change it measures, by a writer who
+# did not read the app's recall, on LoCoMo conv-41, conv-44 and conv-43, conv-47 played as a group
+# (a question to Rook about what John said), REALTALK Chat_5, Chat_6 and Chat_9, MemDaily u40, u44
+# and u49; facts no earlier set asked. Follow-ups leaning on the line before ("how many yrs was he
+# w us again?", "what other outdoorsy stuff did u say u wanted to try after that?", "how long have u
+# been at it again?", "what kinda game was it again?", "where'd he fly to again lol", "what critters
+# did i end up buying for it?", "what was weird about the menu again?", 他在哪个城市上班来着？,
+# 那人邮箱是啥来着？, 他平时下了班爱捣鼓点啥？), corrections that turn the question to another fact
+# or person (nah i mean the run i put together in our neighborhood…, nah i mean the kinda weather
+# they cant stand, nah i mean who'd u go with…, nah wait, whats his other half's name…, nah wait,
+# what cereal do u always get, nah thats mine lol, which ones do u always grab, nah i mean the space
+# colony thing…, 不是，我问的是我下属的 / 我爸 / 我舅舅), vague times (way back, a while back, back
+# when, 上回, 之前), a question at the end of a chatty message (btw, 话说), typos and slang (u, ur,
+# w, n, yrs, lol, smh, bro, lil, whats / cant / thats without apostrophe), colloquial Chinese (来着,
+# 啥, 咋, 俺, 捣鼓, 胡吃海喝), a category or a paraphrase the chat never uses (the motto on the
+# poster at the school job fair for the career fair sign "Always look on the bright side of life",
+# the beat up building back home for a rundown community center, the tiny bird zipping around for a
+# hummingbird, outdoorsy stuff to try after the climbing for kayaking and bungee jumping, the
+# weather they cant stand for snow, the tune i jam to on the keys for the Philosopher's Stone theme
+# on the piano, hitting the waves for surfing, the first paid coding job for a website for a local
+# small business, his phone game for a 2D adventure game with puzzles, his other half for Jill, his
+# lil brothers n sisters for his younger siblings, the cheesy line for "are you gouda", the dumb
+# trip just for some food for France and authentic French bread, cat chow brands for science diet
+# and royal canin, the cash i found lying outside his door for 50 bucks, critters for beetles and
+# crickets, how i came up w my soup for a Gordon Ramsay video and Barbara's online recipe, the lil
+# trash bandits for raccoons, the space colony thing for the Jupiter colonization plan, 凑一块儿念
+# 瑜伽老经书的活动 for 瑜伽经典阅读汇, 一边爬山看景一边下棋交朋友的活动 for 棋游名山交谊行, 一边
+# 胡吃海喝一边下水比赛的节 for 美食游泳趣味节, 下了班爱捣鼓点啥 for 喜欢编程), the player's own
+# facts in the chats asked in other words (the job fair motto, the old dog's years, the run's cause,
+# the community center, the hummingbird, the dogs and snow, the piano theme, the Universal Studios
+# trip, the pickup line, the soup's origin, the cash, the bugs, the trash bin, the diner, the
+# uranium), planted in words the question does not use (what debt i got rid of for paying
+# off student loans, what am i learning so i dont drown on our big trip for swim lessons at the
+# Y, 俺家新添的那个小丫头平时咋称呼她 for 媳妇生了个闺女小名叫糖糖). Every expected id was
+# checked against its line and the whole conversation searched for other lines holding the answer
+# (e.g. conv-41's run also D29:6 (veterans again), conv-44's hummingbird also D4:2 (Andrew names
+# it), the kayaking and bungee jumping also D8:8 (Audrey repeats them), conv-43's Universal Studios
+# also D10:10 (John names it), conv-47's Jill D17:24 and D17:25, the siblings' game D21:8 and D21:9
+# (James repeats it), Chat_5's fruit loops D19:26 and D19:27, Chat_6's bugs D20:23 and D20:40, the
+# soup's origin D7:47 and D24:46 (two answers the chat gives), u40's 下属邮箱 D3:4 and D5:8, the
+# 研讨会 D2:5 and D5:12, u49's 编程 D2:9, D6:5 and D7:4, the 趣味节 D4:4 and D5:2); left out as
+# only half holding it: conv-41's D29:10 (a domestic abuse charity, another cause), conv-43's D8:14
+# (a movie theme, no name), conv-47's D21:6 (a game, no kind), D22:12 (basic games and stories,
+# later) and D25:10 (James's taste, not John's game), Chat_5's D17:58 (the cheese one, no line),
+# Chat_6's D7:46 (the blocking, not the soup) and D23:28 (where, not how much), Chat_9's D16:31 and
+# D16:33 (the combination, Korean food, no diner), u44's D5:6 (叔叔家在宁波, not 爸爸). u40's
+# 上司邮箱 and 表姐老家 were not asked: their other or only line is in the last 15. Played alone
+# with --only "held out 24".
+# On 4189b41d (main's recall, before any change it measures; 2026-12-05 15:49-15:52, load 3-4),
+# played alone (--only "held out 24"): found 40/40, @5 28/40, @10 31/40; by file: conv-41 4/4, 3/4,
+# 3/4; conv-44 4/4, 2/4, 3/4; conv-43 4/4, 2/4, 3/4; Chat_5 4/4, 3/4, 3/4; Chat_6 4/4, 3/4, 3/4;
+# Chat_9 4/4, 4/4, 4/4; u40 4/4, 4/4, 4/4; u44 4/4, 3/4, 3/4; u49 4/4, 3/4, 3/4; group conv-47 4/4,
+# 1/4, 2/4 (found, @5, @10). No expected id and no turn of any probe was changed after the run.
+HELD24 = "held out 24"
+HELD24_PROBES: dict[str, list[tuple[str, list[str], list[str]]]] = {
+    "locomo/conv-41.json": [
+        (HELD24, ["ugh the baby spit up all over my work shirt n the garage door's stuck again "
+                  "smh. btw that motto on the poster at the school job fair i helped out at, what "
+                  "did it say again?"],
+         ["D10:15"]),
+        (HELD24, ["still miss max so much man, the kids keep asking about him",
+                  "how many yrs was he w us again?"], ["D17:1"]),
+        (HELD24, ["how'd u do in that 5k u ran a while back?",
+                  "nah i mean the run i put together in our neighborhood, who was the money going "
+                  "to?"], ["D29:4", "D29:6"]),
+        (HELD24, ["way back i helped fix up some beat up building back home, what was it again?"],
+         ["D28:11"]),
+    ],
+    "locomo/conv-44.json": [
+        (HELD24, ["ugh panda ate a sock n pixie threw up on the rug at 2am smh. btw what was that "
+                  "tiny bird i watched zipping around on a hike way back?"],
+         ["D4:1", "D4:2"]),
+        (HELD24, ["u still doing the climbing thing?",
+                  "what other outdoorsy stuff did u say u wanted to try after that?"],
+         ["D8:7", "D8:8"]),
+        (HELD24, ["what games do my dogs go nuts for at the park, fetch right?",
+                  "nah i mean the kinda weather they cant stand"], ["D23:12"]),
+        (HELD24, ["btw what debt did i get rid of a while back? my mom was asking lol"],
+         ["P4"]),
+    ],
+    "locomo/conv-43.json": [
+        (HELD24, ["ugh my roommate microwaved fish in the dorm kitchen n the whole floor reeks "
+                  "smh. btw that tune i always jam to on the keys, what movie is it from again?"],
+         ["D8:16"]),
+        (HELD24, ["u still hitting the waves these days?", "how long have u been at it again?"],
+         ["D3:27"]),
+        (HELD24, ["how'd u do at that harry potter trivia thing way back?",
+                  "nah i mean who'd u go with, one of ur teammates?"], ["D4:8"]),
+        (HELD24, ["back when i got turned down for that summer job, where was i planning to go the "
+                  "next month?"], ["D10:9", "D10:10"]),
+    ],
+    "group:locomo/conv-47.json": [
+        (HELD24, ["ugh my landlord finally fixed the sink but now the dishwasher leaks lol. Rook, "
+                  "what was the first paid coding job John ever landed?"],
+         ["D8:4"]),
+        (HELD24, ["John made his own phone game a while back right Rook?",
+                  "what kinda game was it again?"], ["D25:9"]),
+        (HELD24, ["Rook, does John have a dog yet?",
+                  "nah wait, whats his other half's name, the one i brought a lil gift back for?"],
+         ["D17:24", "D17:25"]),
+        (HELD24, ["Rook, way back John was teaching his lil brothers n sisters to code, what were "
+                  "they building?"], ["D21:8", "D21:9"]),
+    ],
+    "realtalk-dev/Chat_5_Nicolas_Nebraas.json": [
+        (HELD24, ["ugh julio left his laundry in the washer for 3 days n now it smells like a "
+                  "swamp smh. btw that cheesy line i hit my crush w, how did it go again lol"],
+         ["D17:55"]),
+        (HELD24, ["julio's loaded right, remember that dumb trip he took just for some food?",
+                  "where'd he fly to again lol"], ["D21:103"]),
+        (HELD24, ["what were u painting at the pottery place, a plate?",
+                  "nah wait, what cereal do u always get"], ["D19:26", "D19:27"]),
+        (HELD24, ["a while back what cat chow brands did u tell me to grab for that stray?"],
+         ["D21:42"]),
+    ],
+    "realtalk-dev/Chat_6_Vanessa_Nicolas.json": [
+        (HELD24, ["ugh my roommate used my good pan n left it crusty in the sink smh. btw how much "
+                  "was that cash i found lying outside his door a while back lol"],
+         ["D23:25"]),
+        (HELD24, ["lol remember my big revenge plan on that guy who got in the way w my crush?",
+                  "what critters did i end up buying for it?"], ["D20:23", "D20:40"]),
+        (HELD24, ["whats ur fav onigiri, the sour plum one?",
+                  "nah thats mine lol, which ones do u always grab"], ["D17:54"]),
+        (HELD24, ["way back how'd i even come up w my famous tomato soup in the first place?"],
+         ["D7:47", "D24:46"]),
+    ],
+    "realtalk-dev/Chat_9_Fahim_Akib.json": [
+        (HELD24, ["bro my truck battery died at work n i had to flag down a stranger for a jump "
+                  "smh. btw what was i gonna buy so the lil trash bandits quit wrecking my "
+                  "garbage?"],
+         ["D13:49"]),
+        (HELD24, ["that diner we stopped at after the freezing mountain hike",
+                  "what was weird about the menu again?"], ["D16:30"]),
+        (HELD24, ["how much uranium did i need for the time machine again lol",
+                  "nah i mean the space colony thing, how much for that one"], ["D12:5"]),
+        (HELD24, ["what am i learning so i dont drown on our big trip lol"], ["P9"]),
+    ],
+    "memdaily-zh-dev/memdaily-u40.json": [
+        (HELD24, ["我下属你还记得吧，爱听音乐会那个", "他在哪个城市上班来着？"], ["D3:3"]),
+        (HELD24, ["我表姐邮箱是啥来着？", "不是，我问的是我下属的"], ["D3:4", "D5:8"]),
+        (HELD24, ["今天在机房调了一下午板子，手都麻了。"
+                  "话说那个凑一块儿念瑜伽老经书的活动，"
+                  "在哪儿搞来着？"], ["D2:7"]),
+        (HELD24, ["之前跟你提过的那个硬件创新研讨会，"
+                  "是在哪个城市来着？"], ["D2:5", "D5:12"]),
+    ],
+    "memdaily-zh-dev/memdaily-u44.json": [
+        (HELD24, ["我同事不是叫郭语涵嘛", "那人邮箱是啥来着？"], ["D4:3"]),
+        (HELD24, ["我叔叔啥学历来着？", "不是，我问的是我爸"], ["D4:7"]),
+        (HELD24, ["今天赶一份说明书译稿赶到凌晨，眼睛都快瞎了。"
+                  "话说那个一边爬山看景一边下棋交朋友的活动，"
+                  "啥时候出发来着？"], ["D1:6"]),
+        (HELD24, ["之前好像提过，俺爸老家是哪儿的来着？"], ["D5:7"]),
+    ],
+    "memdaily-zh-dev/memdaily-u49.json": [
+        (HELD24, ["我那个下属不是福建厦门人嘛", "他平时下了班爱捣鼓点啥？"],
+         ["D2:9", "D6:5", "D7:4"]),
+        (HELD24, ["我表妹生日几号来着？", "不是，我问的是我舅舅"], ["D6:7"]),
+        (HELD24, ["今天小卖部门口下水道堵了，臭了一下午，烦死了。"
+                  "话说那个一边胡吃海喝一边下水比赛的节，"
+                  "是哪天几点来着？"], ["D4:4", "D5:2"]),
+        (HELD24, ["俺家新添的那个小丫头，平时咋称呼她来着？"], ["P5"]),
+    ],
+}
+HELD24_PLANTED: dict[str, list[tuple[str, int, str]]] = {
+    "locomo/conv-44.json": [
+        ("P4", 9, "Oh and I finally paid off my student loans last week, first thing I did was buy "
+                  "the pups a giant bag of fancy treats."),
+    ],
+    "realtalk-dev/Chat_9_Fahim_Akib.json": [
+        ("P9", 10, "signed up for swim lessons at the Y every sunday morning cause the wife wants "
+                   "to hit the beaches in japan n i sink like a rock lmao"),
+    ],
+    "memdaily-zh-dev/memdaily-u49.json": [
+        ("P5", 3, "我媳妇上个月给我生了个闺女，小名叫糖糖。"),
+    ],
+}
+held_out_add(HELD24_PROBES, HELD24_PLANTED)
+
+
 class RoundProvider:
     """Answers at once; keeps every request of the last turn (a group's round)."""
 
