@@ -26,6 +26,7 @@ CHAT_SHORT = {"uni": "university", "bday": "birthday", "bf": "boyfriend", "gf": 
               "temp": "temperature", "temps": "temperatures", "comp": "competition",
               "comps": "competitions", "wknd": "weekend", "tmrw": "tomorrow",
               "prob": "probably", "prolly": "probably", "wanna": "want to", "smth": "something",
+              "yrs": "years", "yr": "year",
               "tourney": "tournament", "tourneys": "tournaments"}
 
 

@@ -69,7 +69,9 @@ _PETS = ("dog", "puppy", "cat", "kitten", "pet", *_SMALL_PETS)
 # Animals met outdoors, on a hike or at the shore ("I saw a bear on the hike today").
 _WILD = ("bear", "bears", "deer", "moose", "elk", "fox", "wolf", "wolves", "coyote", "raccoon",
          "raccoons", "skunk", "squirrel", "snake", "snakes", "rattlesnake", "cougar",
-         "mountain lion", "alligator", "shark", "whale", "whales", "dolphin", "dolphins", "otter")
+         "mountain lion", "alligator", "shark", "whale", "whales", "dolphin", "dolphins", "otter",
+         "bug", "bugs", "insect", "insects", "beetle", "beetles", "cricket", "crickets", "spider",
+         "spiders", "roach", "roaches", "worm", "worms")
 _PETS_ZH = ("狗狗", "小狗", "猫咪", "小猫", "宠物", *_SMALL_PETS_ZH)
 _DOG_BREEDS_ZH = ("金毛", "拉布拉多", "泰迪", "贵宾", "柯基", "哈士奇", "二哈", "柴犬", "边牧",
                   "萨摩耶", "博美", "比熊", "法斗", "巴哥", "德牧", "阿拉斯加", "土狗", "田园犬")
@@ -225,6 +227,9 @@ SAID_INSTEAD: tuple[tuple[tuple[str, ...], tuple[str, ...]], ...] = (
       "white", "grey", "gray", "brown", "teal", "navy", "turquoise", "lavender", "beige")),
     # The weekend is told by its day ("every Saturday I teach chess at the community centre").
     (("weekend", "weekends"), ("weekend", "saturday", "sunday", "saturdays", "sundays")),
+    # Weather is told by what it was ("one thing they hate is snow").
+    (("weather",), ("snow", "snowy", "rain", "rainy", "storm", "storms", "thunder", "heat", "hot",
+                    "cold", "sunny", "humid", "windy", "fog", "hail")),
     # Chat's names of days and hours ("every hump day after dark" for "wednesday nights").
     (("hump day", "hump days"), ("wednesday", "wednesdays", "wed", "weds")),
     (("after dark", "late at night"), ("night", "nights", "evening", "evenings", "tonight")),
@@ -382,7 +387,7 @@ SAID_INSTEAD: tuple[tuple[tuple[str, ...], tuple[str, ...]], ...] = (
     # How long is asked as 多久 and told as the span ("异域瑜伽之旅的持续时间是四个周", 为期三天).
     (("多久", "多长时间", "多少天", "持续多久", "开几天", "办几天", "搞几天", "要几天",
       "持续几天", "进行几天"), ("持续", "时长", "为期", "天数")),
-    (("女儿", "闺女"), ("女儿", "闺女")),
+    (("女儿", "闺女", "丫头", "小丫头"), ("女儿", "闺女")),
     (("儿子", "小子"), ("儿子", "小子")),
     (("子女", "我的孩子", "我孩子", "我家孩子", "我们的孩子", "几个孩子", "我的小孩", "我家小孩"),
      ("儿子", "女儿", "宝宝", "孩子", "闺女")),
@@ -414,7 +419,7 @@ SAID_INSTEAD: tuple[tuple[tuple[str, ...], tuple[str, ...]], ...] = (
     (("领导", "上司", "顶头上司", "主管", "老板"), ("领导", "上司", "主管", "老板")),
     # 我上司名叫郭梦婷: a name asked as 名字 or 叫什么 is told as 名叫 / 叫做 (NOT_KINDS, as
     # "name").
-    (("名字", "叫什么", "叫啥", "姓名"), ("名叫", "名字", "叫做", "姓名")),
+    (("名字", "叫什么", "叫啥", "姓名", "称呼"), ("名叫", "名字", "叫做", "姓名", "小名")),
     (("房东", "房主"), ("房租", "租金", "房东", "收租", "交租", "租房", "租的")),
     (("老婆", "媳妇", "妻子", "太太", "内人"), ("老婆", "媳妇", "妻子", "太太", "爱人")),
     (("老公", "丈夫"), ("老公", "丈夫", "爱人")),
@@ -436,4 +441,4 @@ NOT_KINDS = frozenset({"name", "名字", "boss", "领导", "老婆", "老公", "
                        "switched to", "cash", "gadget", "pick up how", "haircut", "waterfall",
                        "out of town", "wins", "买买买", "八音盒", "手工",
                        "hump day", "after dark", "trip", "级别", "old man",
-                       "old lady"})
+                       "old lady", "weather"})

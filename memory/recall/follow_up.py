@@ -120,7 +120,10 @@ def question_alone(text: str) -> str:
         return ""
     last = sentences[-1].strip()
     told = scanned[:scanned.rfind(last)]
-    asks = (last.endswith(("?", "？")) or bool(_ASKING_EN.match(last))
+    # A clause may ask after the thing it names, the chat words gone ("btw that cheesy line i
+    # hit my crush w, how did it go again lol").
+    asks = (last.endswith(("?", "？"))
+            or any(_ASKING_EN.match(clause.strip()) for clause in chat_words_plain(last).split(","))
             or (bool(_CJK.search(last)) and any(word in last for word in ASKING_ZH)))
     if (not asks or any(mark in told for mark in "?？") or leans_on_before(last)
             or not content_words(query_extract(last, fallback=False))):

@@ -250,10 +250,12 @@ _CONDITION_AFTER = re.compile(r"那[个位](?P<condition>[^？?。!！]{2,120}?)
 _CONDITION_BEFORE = re.compile(r"(?P<condition>[^，,。？?！!\s]{2,60})的那[个位](?P<rest>.{2,200})", re.S)
 
 
-# "我住的那个小区" / "那个我要参加的活动…": a clause whose subject is the asker names the thing by
-# what the asker said of it ("我住在龙湖小区", "我将要参加美食节"), a line the answer is wanted
-# with, not a condition to bridge from: such a question is searched whole.
-_ASKERS_CLAUSE = re.compile(r"我[^，,。？?！!\s的]{1,20}的(?=那[个位])|(?<=那[个位])我[^，,。？?！!\s的]{1,20}的")
+# "我住的那个小区" / "那个我要参加的活动…" / "俺家新添的那个小丫头": a clause whose subject is
+# the asker names the thing by what the asker said of it ("我住在龙湖小区", "我将要参加美食节"), a
+# line the answer is wanted with, not a condition to bridge from: such a question is searched
+# whole.
+_ASKERS_CLAUSE = re.compile(r"[我俺][^，,。？?！!\s的]{1,20}的(?=那[个位])|"
+                            r"(?<=那[个位])[我俺][^，,。？?！!\s的]{1,20}的")
 
 
 # "上次说的那个手工阅享会" / "你提到的那家店" / "上回跟你夸的那个手机": what was said of the

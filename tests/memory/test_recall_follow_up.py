@@ -85,6 +85,9 @@ def test_a_line_that_asks_on_its_own(text):
     # Asked without a question mark, by a question word typed short.
     ("julio left dishes in the sink again. wats the grossest thing u ever ate",
      "wats the grossest thing u ever ate"),
+    # Asked in a clause after the thing it names, in chat words.
+    ("julio left his laundry in the washer smh. btw that cheesy line i hit my crush w, how did "
+     "it go again lol", "btw that cheesy line i hit my crush w, how did it go again lol"),
     # One sentence; a question before the last; a last sentence that leans on the telling or
     # asks nothing.
     ("how long is ur drive again?", ""),

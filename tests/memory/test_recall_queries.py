@@ -172,6 +172,7 @@ def test_what_follows_a_change_of_subject_is_the_question(text, asked):
     ("硬件创新与发展论坛的持续时间是什么？", None),
     # The asker's own clause names the thing by the answer line itself: searched whole.
     ("我住的那个小区是哪个来着？", None),
+    ("俺家新添的那个小丫头，平时咋称呼她来着？", None),
     ("那个我要参加的活动是美食游泳趣味节的活动，地点是什么？", None),
     # What was said of the thing is how it is asked, no condition.
     ("上次说的那个手工阅享会是啥时候来着？", None),

@@ -194,6 +194,9 @@ def test_a_word_chat_shortens_is_written_out_unless_the_session_says_it():
         "pic": "picture"}
     assert typos_correct("what did she wanna start", Session(set())).changes == {
         "wanna": "want to"}
+    # "yrs" had become "yours".
+    assert typos_correct("how many yrs was he w us", Session({"yours"})).changes == {
+        "yrs": "years"}
     # "smth" had become "smith", a name the session held.
     assert typos_correct("i put together smth for the kids", Session({"smith"})).changes == {
         "smth": "something"}

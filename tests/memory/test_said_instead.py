@@ -375,6 +375,12 @@ def test_duobig_after_a_person_or_a_time_asks_an_age(question):
                               "今天天气不错。"]),
     ("那个比拼挥拍的盛会", ["我很喜欢吃面。", "竞技羽毛球盛宴的规模是三百人。",
                             "今天天气不错。"]),
+    # Weather by what it was; bugs as critters; what one is called (称呼) by the pet name.
+    ("the kinda weather they cant stand", ["They love the park.", "One thing they hate is "
+                                           "snow.", "I made pasta."]),
+    ("what critters did i end up buying", ["I went to the store.", "I settled for live beetles "
+                                           "and crickets.", "Nice weather."]),
+    ("平时咋称呼她", ["我上司人很好。", "我闺女小名叫糖糖。", "今天天气不错。"]),
 ])
 def test_a_question_in_one_wording_finds_the_line_told_in_another(question, lines):
     scores, _, _ = _scores(lines, question)
