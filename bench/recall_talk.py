@@ -3192,6 +3192,188 @@ HELD24_PLANTED: dict[str, list[tuple[str, int, str]]] = {
 held_out_add(HELD24_PROBES, HELD24_PLANTED)
 
 
+# A twenty-fifth held-out set (2026-12-05): written before any change it measures, by a writer who
+# did not read the app's recall, on LoCoMo conv-26, conv-42 and conv-30, conv-44 played as a group
+# (a question to Rook about what Andrew said), REALTALK Chat_7, Chat_8 and Chat_10, MemDaily u41,
+# u47 and u46; facts no earlier set asked. Follow-ups leaning on the line before ("where had i just
+# been when i painted it?", "who's the main character in it again?", "what was i gonna do w the
+# advice i got again?", "why hasn't he done it yet?", "which consoles were u still missing again?",
+# "where was i gonna go use one again?", "whats the part i said i always sucked at again?", 他在哪个
+# 城市上班来着？ (twice), 她手机号多少来着？), corrections that turn the question to another fact or
+# person (nah i mean the pup…, nah i mean the deals n discounts…, nah wait, where'd he get him
+# from?, nah i mean u, whats the one thing u had the hardest time giving up, nah i mean that old ps2
+# game…, nah i mean the one u said never drags…, 不是，我问的是我同事 / 我叔叔的 (twice)), vague
+# times (way back, a while back, 上回), a question at the end of a chatty message (btw, 话说), typos
+# and slang (u, ur, w, n, r, ppl, bdays, wks, lol, smh, bro, lil, whats / doesnt / hows without
+# apostrophe), colloquial Chinese (来着, 啥, 俺, 嘛, 礼拜三, 差点意思), a category or a paraphrase
+# the chat never uses (how long since i started transitioning for three years ago, the big bird on
+# the mural for the eagle, what i always bake for bdays for the chocolate cake with raspberries for
+# birthdays and special days, the side thing for the downtime between comps for gaming content for
+# YouTube, where he got the pup for adopted, the spot w all the sunlight's part of town for
+# downtown, the deals n discounts for the offers and promotions, that startup book for The Lean
+# Startup, how often he bails on the city for escaping the city at least once a weekend, what ppl
+# should think about before picking out a pup for the living space and the breed's exercise needs,
+# what the comp would help me get over for the fear of crowds and people, the one thing u had the
+# hardest time giving up for the chocolate mousse cake, the weird show my friends flew out to see
+# for the dinosaur wrestling match, the thing in the sky i gotta see before i die for the northern
+# lights, landing the monster ones for fresh bait to catch huge fish, the part i always sucked at
+# for sight reading, the one that never drags for no pacing issues, so the ride to work doesnt feel
+# like wasted time for a book or a podcast on the bus or train, 厨师长们上台讲心得、要把青岛吃食文化
+# 传下去的会 for 美食创新会, 边吃边动的狂欢节 for 美食运动狂欢节, 一年一回、表彰业绩好的团队的销售大
+# 聚会 for 销售年度盛典, 嫌它哪块儿差点意思 for 商业设施有点少, 一帮销售凑一块儿晒成功案例的研讨会
+# for 销售创新研讨会), the player's own facts in the chats asked in other words (the transition, the
+# art show painting, the mural, the birthday cake, the second script, the studio's spot, the
+# networking advice, the startup book, the bodybuilding fear, the friends' NYE trip, the northern
+# lights, the gift cards, the fishing trick, the piano's weak spot, the commute, the 小区), planted
+# in words the question does not use (who's crashing at my place for a few weeks for a cousin flying
+# in from Stockholm to stay three weeks, where my lil sis is headed for doctor school for med school
+# in Dublin, 俺礼拜三晚上出去是教人啥 for 每周三晚上去老年大学教写毛笔字). Every expected id was
+# checked against its line and the whole conversation searched for other lines holding the answer
+# (e.g. conv-42's cake also D21:15 (for birthdays) and D26:22 (Nate names it), the gaming videos
+# D28:14 and D28:16, conv-44's advice also D5:4 (Audrey repeats it), Chat_7's dinosaur wrestling
+# D5:65 and the mousse cake D12:22 (Vanessa names it back), Chat_8's northern lights D22:69,
+# Chat_10's demon slayer D11:13, u41's 下属在青岛 D5:4 and D6:8, 同事高中 D4:3 and D6:2, u47's
+# 八千人 D1:4 and D7:8, u46's 表哥在杭州 D3:6 and D4:4); left out as only half holding it: conv-42's
+# D21:11 (a tart, her favourite treat, not the birthday cake), D4:14 (the main character's troubles,
+# not who) and D28:15 (making "them", no videos named), conv-30's D8:4 (the offers launched, no
+# result), Chat_7's D6:61 (the fear, no crowds), D6:81 (the psp only), D6:71 (a gameboy only), D5:68
+# (the girlfriend's friend going) and D5:71 (she has heard of it), Chat_8's D3:18 and D3:19 (gift
+# cards, no shop), D12:50 (holds up, no title) and D20:27 / D20:28 (why bait works, not the trick),
+# Chat_10's D11:17 (Fahim's own list) and D1:44 (no what), u41's D6:1 (the 同事 in 青岛, not the
+# 下属), u47's D7:1 (the 小区's name, no flaw). Played alone with --only "held out 25".
+# On 2fe7dd30 (main's recall, before any change it measures; 2026-12-05 16:56-16:58, load 2),
+# played alone (--only "held out 25"): found 39/40, @5 25/40, @10 30/40; by file: conv-26 4/4, 4/4,
+# 4/4; conv-42 4/4, 0/4, 0/4; conv-30 4/4, 3/4, 4/4; Chat_7 4/4, 1/4, 2/4; Chat_8 4/4, 2/4, 3/4;
+# Chat_10 3/4, 1/4, 2/4; u41 4/4, 4/4, 4/4; u47 4/4, 4/4, 4/4; u46 4/4, 3/4, 4/4; group conv-44
+# 4/4, 3/4, 3/4 (found, @5, @10). No expected id and no turn of any probe was changed after the run.
+HELD25 = "held out 25"
+HELD25_PROBES: dict[str, list[tuple[str, list[str], list[str]]]] = {
+    "locomo/conv-26.json": [
+        (HELD25, ["ugh my landlord's been 'fixing' the hallway light for 3 wks n now it just "
+                  "flickers all night smh. btw that talk i gave at the school way back, how long "
+                  "did i say it'd been since i started transitioning?"],
+         ["D3:1"]),
+        (HELD25, ["remember the painting i showed u for my lgbtq art show way back?",
+                  "where had i just been when i painted it?"], ["D9:16"]),
+        (HELD25, ["that mural i showed u w the big bird on it, what did i say the bird stands "
+                  "for?"], ["D14:15"]),
+        (HELD25, ["wait who's gonna be crashing at my place for a few weeks again? i need to clear "
+                  "out the spare room lol"], ["P6"]),
+    ],
+    "locomo/conv-42.json": [
+        (HELD25, ["ugh my neighbor's car alarm went off like 6 times last night n i got zero sleep "
+                  "smh. btw what's that thing i always bake for bdays? my nephew's party is "
+                  "saturday"],
+         ["D21:13", "D21:15", "D26:22"]),
+        (HELD25, ["remember that second script i started while i was still waiting to hear back "
+                  "on my first one?", "who's the main character in it again?"], ["D4:12"]),
+        (HELD25, ["how many turtles u got now, 3?",
+                  "nah i mean the pup, max, did u get him from a breeder or what?"], ["D12:5"]),
+        (HELD25, ["what did u start doing for the downtime between ur big comps again?"],
+         ["D28:13", "D28:14", "D28:16"]),
+    ],
+    "locomo/conv-30.json": [
+        (HELD25, ["ugh one of my students' moms called me at 11pm about recital tickets smh. btw "
+                  "that spot w all the sunlight i found for the studio way back, what part of "
+                  "town was it in?"],
+         ["D2:6"]),
+        (HELD25, ["remember that networking night where i met a bunch of investors?",
+                  "what was i gonna do w the advice i got again?"], ["D18:10"]),
+        (HELD25, ["did u ever end up doing those blogger collabs?",
+                  "nah i mean the deals n discounts u put on the shop, did they actually pay off?"],
+         ["D8:10"]),
+        (HELD25, ["that startup book i was reading a while back, what did it get me thinking about "
+                  "for the studio?"], ["D12:8"]),
+    ],
+    "group:locomo/conv-44.json": [
+        (HELD25, ["ugh my upstairs neighbor's washing machine sounds like a jet taking off lol. "
+                  "Rook, once Andrew found that new open spot to hike near him, how often did he "
+                  "say he bails on the city?"],
+         ["D4:4"]),
+        (HELD25, ["Andrew's been dying to take Toby on a hike, right Rook?",
+                  "why hasn't he done it yet?"], ["D18:17"]),
+        (HELD25, ["Rook, what's the name of Andrew's second pup again?",
+                  "nah wait, where'd he get him from?"], ["D24:2"]),
+        (HELD25, ["Rook, what did Andrew say ppl should think about before picking out a pup?"],
+         ["D5:3", "D5:4"]),
+    ],
+    "realtalk-dev/Chat_7_Nebraas_Vanessa.json": [
+        (HELD25, ["ugh my trainer added burpees to my warmup n i almost threw up lol. btw besides "
+                  "the gains, what did i say the bodybuilding comp would help me get over?"],
+         ["D6:55"]),
+        (HELD25, ["hows ur retro game collection coming along lol",
+                  "which consoles were u still missing again?"], ["D6:82"]),
+        (HELD25, ["what was the hardest food for me to cut out for the comp lol",
+                  "nah i mean u, whats the one thing u had the hardest time giving up"],
+         ["D12:20", "D12:22"]),
+        (HELD25, ["what was that weird show my friends flew out to see on nye instead of chilling "
+                  "w me?"], ["D5:64", "D5:65"]),
+    ],
+    "realtalk-dev/Chat_8_Akib_Muhhamed.json": [
+        (HELD25, ["bro the printer at work jammed 4 times n my boss acted like it was my fault "
+                  "smh. btw whats that thing in the sky i said i gotta see before i die?"],
+         ["D22:66", "D22:69"]),
+        (HELD25, ["i still got a couple of those gift cards from xmas lol",
+                  "where was i gonna go use one again?"], ["D3:22"]),
+        (HELD25, ["u still grinding guardians of the galaxy?",
+                  "nah i mean that old ps2 game u said holds up way better than u expected, which "
+                  "one was it"], ["D12:49"]),
+        (HELD25, ["whats my trick for landing the monster ones when i go fishing again?"],
+         ["D20:26"]),
+    ],
+    "realtalk-dev/Chat_10_Fahim_Muhhamed.json": [
+        (HELD25, ["ugh my landlord shut the heat off for 'maintenance' n my apt is like 50 degrees "
+                  "smh. btw where's my lil sis headed for doctor school again? my aunt keeps "
+                  "asking lol"],
+         ["P8"]),
+        (HELD25, ["been practicing piano every night this week lol",
+                  "whats the part i said i always sucked at again?"], ["D8:21"]),
+        (HELD25, ["what anime r u bingeing now, bleach?",
+                  "nah i mean the one u said never drags, like zero slow parts"],
+         ["D11:12", "D11:13"]),
+        (HELD25, ["what do i do so the ride to work doesnt feel like wasted time?"], ["D1:43"]),
+    ],
+    "memdaily-zh-dev/memdaily-u41.json": [
+        (HELD25, ["我下属不是叫李志宏嘛", "他在哪个城市上班来着？"], ["D5:4", "D6:8"]),
+        (HELD25, ["我舅妈念到哪儿了来着？", "不是，我问的是我同事"], ["D4:3", "D6:2"]),
+        (HELD25, ["今天后厨冰柜坏了，一柜子海鲜差点全化了，忙活到半夜。"
+                  "话说那个厨师长们上台讲心得、要把青岛吃食文化传下去的会，"
+                  "哪天开来着？"], ["D2:6"]),
+        (HELD25, ["上回说的那个边吃边动的狂欢节，前后要搞多久来着？"], ["D4:15"]),
+    ],
+    "memdaily-zh-dev/memdaily-u47.json": [
+        (HELD25, ["我那个下属不是爱看书嘛", "她手机号多少来着？"], ["D4:3"]),
+        (HELD25, ["我舅妈电话多少来着？", "不是，我问的是我叔叔的"], ["D4:6"]),
+        (HELD25, ["今天值完夜班又被拉去开会，困得眼皮直打架。"
+                  "话说那个一年一回、表彰业绩好的团队的销售大聚会，"
+                  "得来多少人来着？"], ["D1:4", "D7:8"]),
+        (HELD25, ["俺住那小区，我嫌它哪块儿差点意思来着？"], ["D7:2"]),
+    ],
+    "memdaily-zh-dev/memdaily-u46.json": [
+        (HELD25, ["我表哥不是爱攀岩嘛", "他在哪个城市上班来着？"], ["D3:6", "D4:4"]),
+        (HELD25, ["我表哥邮箱是啥来着？", "不是，我问的是我叔叔的"], ["D6:1"]),
+        (HELD25, ["今天药房到了一车货，搬了一下午箱子，胳膊都酸了。"
+                  "话说那个一帮销售凑一块儿晒成功案例的研讨会，"
+                  "得来多少人来着？"], ["D1:5"]),
+        (HELD25, ["俺礼拜三晚上出去是教人啥来着？"], ["P6"]),
+    ],
+}
+HELD25_PLANTED: dict[str, list[tuple[str, int, str]]] = {
+    "locomo/conv-26.json": [
+        ("P6", 7, "Oh and my cousin Leila is flying in from Stockholm next month to stay with me "
+                  "for three weeks, so my couch is officially taken lol."),
+    ],
+    "realtalk-dev/Chat_10_Fahim_Muhhamed.json": [
+        ("P8", 7, "my lil sis just got into med school in dublin!! shes leaving in august n my mom "
+                  "is already crying lol"),
+    ],
+    "memdaily-zh-dev/memdaily-u46.json": [
+        ("P6", 6, "我每周三晚上去社区老年大学教大爷大妈写毛笔字，他们比我还认真。"),
+    ],
+}
+held_out_add(HELD25_PROBES, HELD25_PLANTED)
+
+
 class RoundProvider:
     """Answers at once; keeps every request of the last turn (a group's round)."""
 
