@@ -13,7 +13,8 @@ from memory.keyword_index.tokens import text_tokenize
 # school"), at ALTERNATIVE_WEIGHT, and a question typed short meets a line that said it long
 # though some line says it short ("that comp i was putting on" for "hosting a dance competition",
 # in a chat that also says "a dance comp"). The commonest, not every one.
-CHAT_SHORT = {"uni": "university", "bday": "birthday", "bf": "boyfriend", "gf": "girlfriend",
+CHAT_SHORT = {"uni": "university", "bday": "birthday", "bdays": "birthdays",
+              "nye": "new year's eve", "xmas": "christmas", "bf": "boyfriend", "gf": "girlfriend",
               "bff": "best friend", "bestie": "best friend", "hubby": "husband",
               "missus": "wife", "wifey": "wife",
               "roomie": "roommate", "sis": "sister", "lil": "little",

@@ -141,7 +141,7 @@ SAID_INSTEAD: tuple[tuple[tuple[str, ...], tuple[str, ...]], ...] = (
       "agree with me", "not agree with"),
      ("allergic", "allergy", "intolerant", "intolerance", "vegetarian", "vegan", "eat",
       "lactose", "dairy", "gluten", "stomach", "agree with me")),
-    (("birthday", "birthdays", "bday", "date of birth", "birth date", "when was i born",
+    (("birthday", "birthdays", "bday", "bdays", "date of birth", "birth date", "when was i born",
       "when i was born", "year older"),
      ("birthday", "born")),
     (("hobby", "hobbies", "pastime", "free time", "spare time"),
@@ -318,6 +318,44 @@ SAID_INSTEAD: tuple[tuple[tuple[str, ...], tuple[str, ...]], ...] = (
       "give birth"),
      ("baby", "newborn", "born", "birth", "pregnant", "aunt", "uncle", "auntie", "grandma",
       "grandpa", "grandmother", "grandfather", "niece", "nephew", "grandson", "granddaughter")),
+    # What one wants to do before dying is told as in one's lifetime or on the bucket list ("that
+    # thing in the sky i gotta see before i die" for "I wanna see the northern lights in my
+    # lifetime"). "before" is a word of asking, gone from the searched question: "i die" stays.
+    (("before i die", "i die", "bucket list", "kick the bucket", "in my lifetime",
+      "once in my life"),
+     ("lifetime", "bucket list", "before i die")),
+    # Where a pet came from is told by the adopting or the shelter ("did u get him from a breeder
+    # or what" for "he's adopted").
+    (("breeder", "breeders", "pet store", "pet shop", "get him from", "get her from",
+      "got him from", "got her from"),
+     ("breeder", "adopted", "adopt", "adopting", "adoption", "shelter", "rescue", "rescued",
+      "pet store", "pet shop")),
+    # A shop's deals are told as its offers and promotions ("the deals n discounts u put on the
+    # shop" for "customers love the new offers and promotions").
+    (("deals", "discount", "discounts", "promo", "promos", "coupon", "coupons"),
+     ("offer", "offers", "promotion", "promotions", "promo", "discount", "discounts", "deal",
+      "deals", "sale", "coupon", "coupons")),
+    # The ride to work is the commute ("so the ride to work doesnt feel like wasted time" for "I
+    # dont mind commuting cause I usually will have a book with me … on the bus").
+    (("ride to work", "drive to work", "way to work", "trip to work", "ride home", "drive home",
+      "way home", "commute"),
+     ("commute", "commuting", "commuter", "bus", "train", "subway")),
+    # A fear is what one gets over ("what the comp would help me get over" for "a good
+    # opportunity to also get over my fear of crowds").
+    (("get over", "got over", "getting over", "overcome", "overcoming"),
+     ("fear", "fears", "afraid", "scared", "anxiety", "anxious", "phobia", "nervous", "shy")),
+    # A console is told by its name ("which consoles was u still missing" for "I need a psp,
+    # n64, and gamboy to finish my collections"), a PlayStation by its number.
+    (("console", "consoles"),
+     ("console", "consoles", "nintendo", "playstation", "xbox", "gamecube", "gameboy", "gamboy",
+      "n64", "snes", "nes", "wii", "psp", "ps1", "ps2", "ps3", "ps4", "ps5", "sega", "genesis",
+      "dreamcast", "atari", "switch")),
+    (("ps1", "ps2", "ps3", "ps4", "ps5"), ("playstation",)),
+    # What one is bad at is told as no strong suit ("the part i always sucked at" for "reading
+    # sheet music isnt my strong suit").
+    (("sucked at", "suck at", "sucks at", "bad at", "not good at", "weakness", "weak spot"),
+     ("strong suit", "not good", "bad at", "weak", "weakness", "struggle", "struggled",
+      "suck", "sucked")),
     # "哪儿的人" as "哪儿人". 从小 is the English row's "childhood".
     (("哪里人", "哪儿人", "哪里的人", "哪儿的人", "哪的人", "哪个城市的人", "哪座城市的人",
       "哪个地方的人", "什么地方的人", "哪个省的人", "家乡", "老家", "故乡", "籍贯",
@@ -441,4 +479,6 @@ NOT_KINDS = frozenset({"name", "名字", "boss", "领导", "老婆", "老公", "
                        "switched to", "cash", "gadget", "pick up how", "haircut", "waterfall",
                        "out of town", "wins", "买买买", "八音盒", "手工",
                        "hump day", "after dark", "trip", "级别", "old man",
-                       "old lady", "weather"})
+                       "old lady", "weather", "before i die", "breeder", "deals",
+                       "ride to work", "sucked at", "get over", "console",
+                       "ps1"})

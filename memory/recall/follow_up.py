@@ -64,6 +64,13 @@ _SAME_EN = re.compile(r"(?<![a-z'])(?:the\s+same|same\s+thing)(?![a-z'])")
 # A thing the line names itself before its "it" ("that weird breakfast u told me about, what was
 # it again"): the "it" is that thing, not one of the line before.
 _THING_NAMED = re.compile(r"(?<![a-z'])(?:that|this|the|those|these)\s+([a-z']+)")
+# ...unless it is a part of the "it" ("who's the main character in it again?" after "remember
+# that second script i started?"): the thing is the line before's.
+_PART_OF_IT = re.compile(r"(?<![a-z'])the\s+(?:[a-z']+\s+){1,3}?(?:in|of|on|from|inside)\s+its?"
+                         r"(?![a-z'])")
+# "the part" / "the bit" with no "of" naming whose ("whats the part i always sucked at again?"
+# after "been practicing piano every night"): a part of what the line before told.
+_PART_EN = re.compile(r"(?<![a-z'])(?:the|which|what)\s+(?:part|bit)(?!\s+of\b)(?![a-z'])")
 _IT = re.compile(r"(?<![a-z'])its?(?![a-z'])")
 # "X呢？" with no word that asks (什么, 哪, 谁…) is "what about X?": it asks what the line
 # before asked ("我表姐生日是哪天？" "那我舅妈呢？"); "我表姐在哪上班呢？" asks on its own.
@@ -147,12 +154,13 @@ def leans_on_before(text: str) -> bool:
             word in line for word in ASKING_ZH)
         return elliptic or (
             any(p in line for p in PRONOUNS_ZH) and len(own) <= FEW_CJK_CHARS)
-    named = content_words(_POINTING_WORDS.sub(" ", asked))
+    named = content_words(_PART_EN.sub(" ", _POINTING_WORDS.sub(" ", asked)))
     pronouns = PRONOUNS_EN & set(_WORD.findall(lowered))
     that = _THAT_EN.search(lowered)
     pointing = (bool(pronouns) and not (pronouns <= {"it", "its"} and _thing_named(lowered))
                 or bool(that) and not _told_first(lowered[:that.start()])
                 or bool(_SAME_EN.search(lowered)) or bool(_THERE_EN.search(lowered))
+                or bool(_PART_EN.search(lowered))
                 or bool(_WHERE_TO_EN.match(lowered)) and not named - _GOING_STEMS)
     return pointing and len(named) <= FEW_WORDS and not _someone_named(line)
 
@@ -169,8 +177,10 @@ def _thing_named(lowered: str) -> bool:
     """Whether the lower-cased line names a thing ("that weird breakfast") before its first
     "it"."""
     it = _IT.search(lowered)
+    part = _PART_OF_IT.search(lowered)
     return it is not None and any(
         found.start() < it.start() and content_words(found.group(1))
+        and not (part and part.start() == found.start() and part.end() == it.end())
         for found in _THING_NAMED.finditer(lowered))
 
 

@@ -44,9 +44,11 @@ from memory.recall.typos import typo_tolerant
 from memory.recall.unembedded import searched_as_if_stored, unembedded_score
 from memory.recall.whose import (
     asked_of_asker,
+    person_asked_zh,
     told_before,
     told_by_asker,
     told_of_another,
+    told_of_other_person_zh,
     told_without_word,
 )
 from memory.vectors.index import Hit, MemoryIndex
@@ -370,8 +372,8 @@ def _history_query(user_input: str, instance_id: str, *, index: MemoryIndex, for
         return [hit for hit in hits if witnessed(hit.metadata)][:k]
 
     try:
-        rankings = [others_lower(part, hits, context=context_fetch(index, hits)
-                                 if asked_words(part) else {})
+        rankings = [persons_lower(part, others_lower(part, hits, context=context_fetch(
+                    index, hits) if asked_words(part) else {}))
                     for part in parts for hits in [part_search(part, search)]]
     except Exception as exc:  # Chroma down or broken: the chat goes on without recall (SPEC §5)
         log.warning("recall unavailable for %s: %s", instance_id, exc)
@@ -443,6 +445,24 @@ def others_lower(question: str, hits: list[Hit],
         if told_before(hit.text, context.get(hit.key, []), words):
             return replace(hit, score=hit.score - (1 - ALTERNATIVE_WEIGHT) * keyword)
         return hit
+    return sorted(map(lowered, hits), key=lambda hit: -hit.score)
+
+
+def persons_lower(question: str, hits: list[Hit]) -> list[Hit]:
+    """`hits` of a question about one of the asker's people ("我叔叔的邮箱是啥？") with the lines
+    that open with another of them ("我同事的邮箱是…") counted at ALTERNATIVE_WEIGHT on both
+    sides, as others_lower counts another's fact: in a chat of "我X的Y是Z" lines, the one
+    with the rarer word beside Y came first."""
+    person = person_asked_zh(question) if condition_split(question) is None else ""
+    if not person:
+        return hits
+
+    def lowered(hit: Hit) -> Hit:
+        if not told_of_other_person_zh(hit.text, person):
+            return hit
+        keyword = (1 - DENSE_WEIGHT) * getattr(hit, "keyword", 0.0)
+        dense = DENSE_WEIGHT * getattr(hit, "dense", 0.0)
+        return replace(hit, score=hit.score - (1 - ALTERNATIVE_WEIGHT) * (keyword + dense))
     return sorted(map(lowered, hits), key=lambda hit: -hit.score)
 
 

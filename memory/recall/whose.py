@@ -14,10 +14,10 @@ from __future__ import annotations
 import re
 
 from memory.keyword_index.said_instead import kinds_asked
-from memory.keyword_index.stated import PEOPLE_ZH, stated
+from memory.keyword_index.stated import PEOPLE_ZH, PERSONS_ZH, stated
 
-__all__ = ["asked_of_asker", "told_before", "told_by_asker", "told_of_another",
-           "told_without_word"]
+__all__ = ["asked_of_asker", "person_asked_zh", "told_before", "told_by_asker",
+           "told_of_another", "told_of_other_person_zh", "told_without_word"]
 
 # Words right before the kind's word that make it someone else's.
 OTHERS_EN = frozenset("your his her their its".split())
@@ -241,3 +241,38 @@ def told_before(line: str, context: list[str], words: tuple[str, ...]) -> bool:
     if any(_places(text, word) for word in words):
         return False
     return any(told_of_another(before, words) for before in context)
+
+
+# A person the asker names, in a run of PEOPLE_ZH words after 我 / 我的 or opening the text
+# ("我叔叔的邮箱", "我的下属的邮箱", "表哥的生日"): 表 and 堂 only start one ("我表格里").
+_PERSONS_ALT_ZH = "|".join(sorted(map(re.escape, PEOPLE_ZH), key=len, reverse=True))
+_PERSON_RUN_ZH = re.compile(
+    f"(?:^|(?<=我的)|(?<=我们的)|(?<=俺的)|(?<=[我俺咱]))((?:{_PERSONS_ALT_ZH})+)")
+_LINE_PERSON_ZH = re.compile(f"^(?:我们的|我的|俺的|我们|我|俺|咱们|咱)?((?:{_PERSONS_ALT_ZH})+)")
+# Words for one person: "我父亲的电话" asks of the one "我爸的电话" tells of.
+_SAME_PERSON_ZH = ({"爸", "父"}, {"妈", "母"}, {"老公", "丈夫", "对象", "男朋友", "男友"},
+                   {"老婆", "妻子", "对象", "女朋友", "女友"}, {"上司", "领导", "老板"},
+                   {"下属", "手下", "员工"}, {"孩子", "儿子", "女儿"})
+
+
+def person_asked_zh(question: str) -> str:
+    """The person a Chinese question asks of ("我叔叔的邮箱是啥？" -> "叔叔", "表哥生日是哪天" ->
+    "表哥"); "" when it names none, or more than one ("我表哥和我叔叔谁大")."""
+    runs = {run for run in _PERSON_RUN_ZH.findall(question.strip()[:SCAN_CHARS])
+            if run not in ("表", "堂")}
+    return runs.pop() if len(runs) == 1 else ""
+
+
+def told_of_other_person_zh(line: str, person: str) -> bool:
+    """Whether `line` tells of one of the asker's people who is not `person`: it opens with
+    another ("我同事的邮箱是…" for "我叔叔的邮箱是啥？") and names no word of `person`, nor
+    another word for them (爸 / 父亲): "我爸爸" is "我爸". Runs that share a character ("表哥",
+    "表姐") are taken for one person: a line lowered wrongly loses its answer."""
+    found = _LINE_PERSON_ZH.match(line[:SCAN_CHARS].strip())
+    if not person or found is None or found.group(1) in ("表", "堂"):
+        return False
+    told, head = found.group(1), line[:SCAN_CHARS]
+    words = [word for word in PERSONS_ZH if word in person]
+    return not (set(told) & set(person) or any(word in head for word in words) or any(
+        any(word in head for word in same) and any(word in person for word in same)
+        for same in _SAME_PERSON_ZH))

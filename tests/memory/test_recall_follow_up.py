@@ -43,6 +43,10 @@ from tests.memory.recall_chats import FACT_USER, FILLER, chat_turns_seed, recall
     "what critter did we run into up there again?", "what did we eat over there lol",
     # "where to" asked of a going the line does not name.
     "where were u headed again", "wheres she headed",
+    # A thing named as a part of the "it" ("the main character in it"); "the part" of nothing
+    # the line names.
+    "who's the main character in it again?", "what was the name of it again?",
+    "whats the part i said i always sucked at again?",
 ])
 def test_a_line_that_leans_on_the_one_before(text):
     assert leans_on_before(text)
@@ -69,6 +73,9 @@ def test_a_line_that_leans_on_the_one_before(text):
     "is there a bear on that trail?", "was there a dog at my party?",
     # A going the line names: where to school, for thanksgiving.
     "where did i go to school again?", "where am i going for thanksgiving",
+    # The thing the line names holds the "it"; a part of a thing the line names.
+    "that book, what was the ending of it?", "what's the best part of your job?",
+    "what part of town do you live in?",
 ])
 def test_a_line_that_asks_on_its_own(text):
     assert not leans_on_before(text)

@@ -202,6 +202,11 @@ def test_a_word_chat_shortens_is_written_out_unless_the_session_says_it():
         "smth": "something"}
     assert typos_correct("where'd i say i prob caught it", Session({"probe"})
                          ).changes == {"prob": "probably"}
+    # "bdays" had become "brays", "nye" "nys".
+    assert typos_correct("what do i always make for bdays", Session({"bray"})).changes == {
+        "bdays": "birthdays"}
+    assert typos_correct("the show my friends saw on nye", Session({"ny"})).changes == {
+        "nye": "new year's eve"}
     # "missus" was read as a slip of "missys".
     assert typos_correct("what present did the missus get me again", Session({"missi"})
                          ).changes == {"missus": "wife"}

@@ -6,8 +6,14 @@ from __future__ import annotations
 
 import pytest
 
-from memory.recall.rag import FusedHit, others_lower
-from memory.recall.whose import asked_of_asker, told_by_asker, told_of_another
+from memory.recall.rag import FusedHit, others_lower, persons_lower
+from memory.recall.whose import (
+    asked_of_asker,
+    person_asked_zh,
+    told_by_asker,
+    told_of_another,
+    told_of_other_person_zh,
+)
 
 
 @pytest.mark.parametrize("question", [
@@ -254,3 +260,38 @@ def test_a_fact_told_without_its_word_counts_as_holding_a_statements_word():
         hits = [_hit("generic", generic, 0.50, 0.6, dense=0.4),
                 _hit("own", own, 0.30, 0.0, dense=0.6)]
         assert [hit.id for hit in others_lower(question, hits)] == ["own", "generic"]
+
+
+@pytest.mark.parametrize(("question", "person"), [
+    ("我叔叔的邮箱是啥来着？", "叔叔"), ("叔叔的邮箱是啥", "叔叔"),
+    ("我的下属的电话是多少", "下属"), ("你还记得我爸爸的电话吗", "爸爸"),
+    ("表哥生日是哪天", "表哥"),
+    # Nobody, or two people: no one person is asked of.
+    ("我的邮箱是啥", ""), ("我老家在哪", ""), ("我表格里写的啥", ""), ("我表哥和我叔叔谁大", ""),
+])
+def test_a_chinese_question_names_the_person_it_asks_of(question, person):
+    assert person_asked_zh(question) == person
+
+
+@pytest.mark.parametrize(("line", "person", "other"), [
+    ("我同事的邮箱是wanglin@x.com。", "叔叔", True),
+    ("我的下属的邮箱地址是z@x.com。", "叔叔", True),
+    ("我叔叔的邮箱地址是li@x.com。", "叔叔", False), ("我叔的电话是123。", "叔叔", False),
+    # One person by another word, a line naming the person later, a line of nobody's.
+    ("我父亲的电话是123。", "爸爸", False), ("我妈说我爸的电话换了。", "爸爸", False),
+    ("我将要参加音乐会。", "叔叔", False), ("他叔叔的电话是123。", "表哥", False),
+    # Two cousins share 表: taken for one, as a line lowered wrongly loses its answer.
+    ("我表姐的生日是五月。", "表哥", False),
+])
+def test_a_line_opening_with_another_of_the_askers_people_tells_of_them(line, person, other):
+    assert told_of_other_person_zh(line, person) is other
+
+
+def test_a_line_about_the_person_asked_comes_before_one_about_another():
+    hits = [_hit("colleague", "我同事的邮箱是wanglin0821@bjzyyx.com。", 1.0, 1.0, dense=0.8),
+            _hit("uncle", "我叔叔的邮箱地址是liweiguo0201@hangzhouwestlakehospital.com。", 0.7,
+                 0.63, dense=0.58)]
+    assert [hit.id for hit in persons_lower("我叔叔的邮箱是啥？", hits)] == ["uncle", "colleague"]
+    # Asked about the colleague, or about nobody, the order stays.
+    assert [hit.id for hit in persons_lower("我同事的邮箱是啥？", hits)] == ["colleague", "uncle"]
+    assert [hit.id for hit in persons_lower("我的邮箱是啥？", hits)] == ["colleague", "uncle"]

@@ -381,6 +381,27 @@ def test_duobig_after_a_person_or_a_time_asks_an_age(question):
     ("what critters did i end up buying", ["I went to the store.", "I settled for live beetles "
                                            "and crickets.", "Nice weather."]),
     ("平时咋称呼她", ["我上司人很好。", "我闺女小名叫糖糖。", "今天天气不错。"]),
+    # A wish before dying told as one's lifetime; a pet's breeder as its adopting; a shop's deals
+    # as its offers; the ride to work as the commute; what one sucks at as no strong suit; what
+    # one gets over as a fear; consoles by their names, a PlayStation by its number.
+    ("the thing i gotta witness before i die", ["I like sushi.", "I wanna see the northern "
+                                                "lights in my lifetime.", "Nice weather."]),
+    ("what did i say i gotta witness i die", ["I like sushi.", "northern lights, once in my "
+                                              "lifetime", "Nice weather."]),
+    ("did u get him from a breeder", ["I like sushi.", "He's adopted and full of energy.",
+                                      "Nice weather."]),
+    ("the deals n discounts on the shop", ["I like sushi.", "customers love the new offers "
+                                           "and promotions", "Nice weather."]),
+    ("so the ride to work isnt wasted time", ["I like sushi.", "I dont mind commuting, I read "
+                                              "on the bus", "Nice weather."]),
+    ("the part i always sucked at", ["I like sushi.", "reading sheet music isnt my strong "
+                                     "suit", "Nice weather."]),
+    ("what would it help me get over", ["I like sushi.", "a chance to beat my fear of "
+                                        "crowds", "Nice weather."]),
+    ("which consoles was i missing", ["I like sushi.", "I need a psp and a gameboy to finish "
+                                      "my collection", "Nice weather."]),
+    ("that old ps2 game", ["I like sushi.", "started ultimate spiderman on the playstation",
+                           "Nice weather."]),
 ])
 def test_a_question_in_one_wording_finds_the_line_told_in_another(question, lines):
     scores, _, _ = _scores(lines, question)
