@@ -3374,6 +3374,186 @@ HELD25_PLANTED: dict[str, list[tuple[str, int, str]]] = {
 held_out_add(HELD25_PROBES, HELD25_PLANTED)
 
 
+# A twenty-sixth held-out set (2026-12-05): written before any change it measures, by a writer who
+# did not read the app's recall, on LoCoMo conv-41, conv-43 and conv-47, conv-26 played as a group
+# (a question to Rook about what Melanie said), REALTALK Chat_5, Chat_6 and Chat_9, MemDaily u42,
+# u45 and u48; facts no earlier set asked. Follow-ups leaning on the line before ("which poses did u
+# say were ur fav", "which mountains were those again?", "who was the money going to that time?",
+# "what was she going for w all that blue?", "oh wait u dont do bk right, what happened there
+# again?", "how much water did u say u try to drink a day?", "what kind were u learning again, like
+# oils or what", 他邮箱多少来着？ / 她邮箱多少来着？, 她电话多少来着？, 那会在哪个城市开来着？),
+# corrections that turn the question to another fact or person (nah i mean that picnic w them…, nah
+# i mean the one i kept pushing on u…, nah i mean me, which one do i always go for, nah wait, what
+# did she say flowers mean to her?, nah i mean them hot dogs…, nah i mean u, til what grade…, nah
+# thats urs lol, whats mine, 不是，我问的是我舅舅的 / 她老家是哪儿的 / 他在单位里是个啥职位), vague
+# times (way back, a while back, that time, that one time, 上回), a question at the end of a chatty
+# message (btw, 话说), typos and slang (u, ur, w, n, r, lil, bk, lol, smh, bro, tryna, whats / dont
+# / thats without apostrophe), colloquial Chinese (来着, 啥, 俺, 嘛, 那口子, 捣鼓, 门道), a category
+# or a paraphrase the chat never uses (what i used to snap pics with for the film camera, what my
+# crew pulled off on our very first emergency call for saving a family from a burning building,
+# where i found the gig writing for the online mag for a fantasy lit forum, the snowy mountain pic
+# for the Rocky Mountains, what gave u the most trouble when u first joined the wolves for fitting
+# into the team's style of play, the crazy dream that gave me game ideas for the castle labyrinth
+# with puzzles and traps, the pizza i always go for for pepperoni, why Mel pushes her runs longer
+# for de-stressing, the critter Mel painted for a horse, what landed me in the hospital for a driver
+# swerving into me, what happened w bk for food poisoning, them hot dogs at the bulk store food
+# court for the 1.50 Costco hot dog, how long i lasted going vegan for 3 hours, what i lift since i
+# never go to the gym for chairs and shelves, the science class u liked for anatomy,
+# 去探写字门道的旅行 for 书法艺术探秘之旅, 那个五百人的盛宴 for 书法阅美盛宴, 边写程序边找点子的出游
+# for 编程创意之旅, 琢磨怎么出新货的研讨会 for 创新产品研讨会, 下了班爱干点啥 for 爱好运动), the
+# player's own facts in the chats asked in other words (the film camera, the first call-out, the
+# writing gig, the Rothfuss book, the dream, the pizza, the hospital, the hot dogs, the vegan try,
+# the benching, the funeral count, the breakfast), planted in words the question does not use (what
+# my sister does for work now for a sister just started as a park ranger up in Maine, who in my fam
+# runs that food truck for a cousin Marco who opened a taco truck, 俺家那口子最近在家捣鼓啥 for
+# 我爱人报了 个烘焙班、天天在家烤面包蛋糕). Every expected id was checked against its line and the
+# whole conversation searched for other lines holding the answer (e.g. conv-43's book also D28:17
+# and D28:18 (John names it back), conv-47's dream also D24:9 (John repeats the castle, puzzles and
+# traps), the children's hospital D29:1, D29:2 and D29:3, conv-26's running D7:20 and D7:22, the
+# horse painting D13:8, D13:9 and D13:10, Chat_5's hot dog price also D17:3 (Nebraas repeats it),
+# u48's 表弟爱运动 D3:3 and D6:6); left out as only half holding it: conv-41's D26:4 (the first
+# call-out, not what was done), conv-43's D5:15 and D11:24 (Rothfuss, no title) and D20:36 (camping
+# in the mountains, no name), conv-47's D24:6 (a dream, no content), D24:11 (the castle only), D9:16
+# (pizza, no kind) and D9:20 (other pizzas he also likes), conv-26's D17:14 (the abstract, no
+# feeling) and D13:6 (feeding a horse, not the painting), Chat_5's D20:5 and D20:6 (in hospital, no
+# why), D20:42 and D20:44 (no Burger King in years, no craving) and D17:1 (a Costco hot dog, no
+# price), Chat_6's D17:62 and D17:66 (the vegan week, the chicken), D15:35 (Nicolas's own school
+# years) and D16:17 (benching, not where), Chat_9's D11:36, D11:38 and D19:62 (painting, not
+# watercolor), D1:16 (Fahim's own breakfast) and D10:40 (chemistry not the favourite), u42's D3:5
+# (书法阅美盛宴 九个周, another event), u45's D3:4 (舅妈老家, another aunt). Played alone with
+# --only "held out 26".
+# On 9df2381c (main's recall, before any change it measures; 2026-12-05 17:54-17:56, load 2),
+# played alone (--only "held out 26"): found 39/40, @5 30/40, @10 36/40; by file: conv-41 4/4, 4/4,
+# 4/4; conv-43 4/4, 3/4, 3/4; conv-47 4/4, 3/4, 4/4; Chat_5 3/4, 2/4, 2/4; Chat_6 4/4, 4/4, 4/4;
+# Chat_9 4/4, 2/4, 4/4; u42 4/4, 2/4, 4/4; u45 4/4, 3/4, 3/4; u48 4/4, 3/4, 4/4; group conv-26 4/4,
+# 4/4, 4/4 (found, @5, @10). No expected id and no turn of any probe was changed after the run.
+HELD26 = "held out 26"
+HELD26_PROBES: dict[str, list[tuple[str, list[str], list[str]]]] = {
+    "locomo/conv-41.json": [
+        (HELD26, ["ugh the garage flooded in the storm n i spent half the night bailing water lol. "
+                  "btw what did i used to snap pics with when i was a lil kid? sara wants one now"],
+         ["D3:15"]),
+        (HELD26, ["u still doing the aerial yoga thing?", "which poses did u say were ur fav"],
+         ["D18:17"]),
+        (HELD26, ["u take any pics on that camping trip w the church crew?",
+                  "nah i mean that picnic w them, what games did u guys end up playing"],
+         ["D24:8"]),
+        (HELD26, ["what did my crew pull off on our very first emergency call w the brigade?"],
+         ["D26:6"]),
+    ],
+    "locomo/conv-43.json": [
+        (HELD26, ["ugh my roommate used all the hot water n i had to take an ice cold shower "
+                  "before my 8am lol. btw where'd i even find that gig writing for the online "
+                  "mag?"],
+         ["D4:3"]),
+        (HELD26, ["that snowy mountain pic u sent me a while back was unreal",
+                  "which mountains were those again?"], ["D20:40"]),
+        (HELD26, ["u still reading that dune book?",
+                  "nah i mean the one i kept pushing on u, the rothfuss one, whats it called "
+                  "again"],
+         ["D6:8", "D28:17", "D28:18"]),
+        (HELD26, ["what gave u the most trouble when u first joined the wolves?"], ["D1:11"]),
+    ],
+    "locomo/conv-47.json": [
+        (HELD26, ["ugh ned chewed thru the tv remote n daisy ate the batteries, vet visit #2 this "
+                  "month smh. btw that crazy dream i had a while back that gave me game ideas, "
+                  "what was in it again?"],
+         ["D24:8", "D24:9"]),
+        (HELD26, ["u threw another gaming tourney w ur buddies a while back right, the fortnite "
+                  "one?",
+                  "who was the money going to that time?"], ["D29:1", "D29:2", "D29:3"]),
+        (HELD26, ["ur fav pizza's hawaiian right?", "nah i mean me, which one do i always go for"],
+         ["D9:18"]),
+        (HELD26, ["sam asked what my sister does for work now n i totally spaced lol, what was it "
+                  "again?"], ["P6"]),
+    ],
+    "group:locomo/conv-26.json": [
+        (HELD26, ["ugh the neighbors' kid practiced drums all afternoon n now i have a migraine "
+                  "lol. Rook, why did Mel say she's been pushing her runs longer lately?"],
+         ["D7:20", "D7:22"]),
+        (HELD26, ["Mel showed us some abstract painting she did a while back right Rook?",
+                  "what was she going for w all that blue?"], ["D17:16"]),
+        (HELD26, ["Rook, what did Mel's kids make at that pottery workshop?",
+                  "nah wait, what did she say flowers mean to her?"], ["D8:12"]),
+        (HELD26, ["Rook, what critter did Mel do a painting of a while back?"],
+         ["D13:8", "D13:9", "D13:10"]),
+    ],
+    "realtalk-dev/Chat_5_Nicolas_Nebraas.json": [
+        (HELD26, ["ugh julio used my towel AGAIN n my nose started bleeding in the shower smh. btw "
+                  "what landed me in the hospital that one time lol, my coworker's asking"],
+         ["D20:7"]),
+        (HELD26, ["just grabbed some burger king lol want some",
+                  "oh wait u dont do bk right, what happened there again?"], ["D20:45"]),
+        (HELD26, ["whats my fav cereal again lol",
+                  "nah i mean them hot dogs at the bulk store food court i'm always hyping, how "
+                  "cheap r they again"],
+         ["D17:2", "D17:3"]),
+        (HELD26, ["who in my fam runs that food truck again? tryna send my coworker there lol"],
+         ["P6"]),
+    ],
+    "realtalk-dev/Chat_6_Vanessa_Nicolas.json": [
+        (HELD26, ["ugh my roommate left the fridge open all night n my jello salad got all warm "
+                  "smh. btw how long did i even last the last time i tried going vegan lol"],
+         ["D17:64"]),
+        (HELD26, ["u still on ur healthy kick?", "how much water did u say u try to drink a day?"],
+         ["D16:26"]),
+        (HELD26, ["was i one of the popular kids back in school?",
+                  "nah i mean u, til what grade were u one of the popular ones"], ["D15:34"]),
+        (HELD26, ["what do i even lift since i never go to the gym lol"], ["D16:19"]),
+    ],
+    "realtalk-dev/Chat_9_Fahim_Akib.json": [
+        (HELD26, ["bro the snow plow buried my truck in the driveway n i was late to work smh. btw "
+                  "how many friends did i say would def show up to my funeral lol"],
+         ["D11:18"]),
+        (HELD26, ["u still doing the painting thing?",
+                  "what kind were u learning again, like oils or what"], ["D11:37"]),
+        (HELD26, ["whats ur usual breakfast, the egg sandwich?", "nah thats urs lol, whats mine"],
+         ["D1:12"]),
+        (HELD26, ["which science class did u say u actually liked back when u took those courses?"],
+         ["D10:41"]),
+    ],
+    "memdaily-zh-dev/memdaily-u42.json": [
+        (HELD26, ["我同事不是叫李晓婷嘛", "她邮箱多少来着？"], ["D2:2"]),
+        (HELD26, ["我表妹邮箱是啥来着？", "不是，我问的是我舅舅的"], ["D6:1"]),
+        (HELD26, ["今天给大棚里的西红柿搭架子，搭了一整天，手上全是口子。"
+                  "话说那个去探写字门道的旅行，"
+                  "要搞多久来着？"], ["D3:9"]),
+        (HELD26, ["上回说俺要去的那个五百人的盛宴，主要是去干啥的来着？"], ["D7:4"]),
+    ],
+    "memdaily-zh-dev/memdaily-u45.json": [
+        (HELD26, ["我舅妈不是在青岛那家快递公司上班嘛", "她电话多少来着？"], ["D7:8"]),
+        (HELD26, ["我婶婶在哪个城市上班来着？", "不是，我问的是她老家是哪儿的"], ["D5:1"]),
+        (HELD26, ["今天网点来了个大客户，光签字就签了半个钟头，手都酸了。"
+                  "话说那个边写程序边找点子的出游，不是逛街那个，"
+                  "得去多少人来着？"], ["D1:7"]),
+        (HELD26, ["俺家那口子最近在家捣鼓啥来着？"], ["P6"]),
+    ],
+    "memdaily-zh-dev/memdaily-u48.json": [
+        (HELD26, ["我下礼拜是不是要去开那个翻译方面的研讨会来着", "那会在哪个城市开来着？"],
+         ["D1:2"]),
+        (HELD26, ["我同事啥学历来着？", "不是，我问的是他在单位里是个啥职位"], ["D4:10"]),
+        (HELD26, ["今天一早揉面揉到胳膊抽筋，烤箱还罢工了。"
+                  "话说那个琢磨怎么出新货的研讨会，"
+                  "得来多少人来着？"], ["D1:5"]),
+        (HELD26, ["俺表弟下了班爱干点啥来着？"], ["D3:3", "D6:6"]),
+    ],
+}
+HELD26_PLANTED: dict[str, list[tuple[str, int, str]]] = {
+    "locomo/conv-47.json": [
+        ("P6", 7, "My sister just started as a park ranger up in Maine, she keeps sending me moose "
+                  "pics at 6am lol."),
+    ],
+    "realtalk-dev/Chat_5_Nicolas_Nebraas.json": [
+        ("P6", 4, "my cousin marco just opened a taco truck by the train station, i get free "
+                  "birria every friday lol"),
+    ],
+    "memdaily-zh-dev/memdaily-u45.json": [
+        ("P6", 3, "我爱人去年报了个烘焙班，现在天天在家烤面包蛋糕。"),
+    ],
+}
+held_out_add(HELD26_PROBES, HELD26_PLANTED)
+
+
 class RoundProvider:
     """Answers at once; keeps every request of the last turn (a group's round)."""
 
