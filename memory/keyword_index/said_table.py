@@ -340,6 +340,12 @@ SAID_INSTEAD: tuple[tuple[tuple[str, ...], tuple[str, ...]], ...] = (
     (("ride to work", "drive to work", "way to work", "trip to work", "ride home", "drive home",
       "way home", "commute"),
      ("commute", "commuting", "commuter", "bus", "train", "subway")),
+    # What gave one trouble is told as a challenge ("what gave u the most trouble when u first
+    # joined the wolves?" for "Fitting into the new team's style of play was a challenge").
+    (("most trouble", "gave you trouble", "gave me trouble", "hardest part", "toughest part",
+      "hardest thing", "toughest thing", "biggest struggle"),
+     ("challenge", "challenges", "challenging", "difficult", "tough", "hard", "struggle",
+      "struggled", "struggling", "trouble")),
     # A fear is what one gets over ("what the comp would help me get over" for "a good
     # opportunity to also get over my fear of crowds").
     (("get over", "got over", "getting over", "overcome", "overcoming"),
@@ -480,5 +486,5 @@ NOT_KINDS = frozenset({"name", "名字", "boss", "领导", "老婆", "老公", "
                        "out of town", "wins", "买买买", "八音盒", "手工",
                        "hump day", "after dark", "trip", "级别", "old man",
                        "old lady", "weather", "before i die", "breeder", "deals",
-                       "ride to work", "sucked at", "get over", "console",
+                       "ride to work", "sucked at", "get over", "console", "most trouble",
                        "ps1"})

@@ -44,10 +44,15 @@ _THAT_EN = re.compile(r"(?<![a-z'])(?:that|this)(?=(?:\s(?:time|again|at|in|from
                       r"started|work|worked|come|came|mean|meant)\b)")
 # Words that only point, no thing of the line's own: "where were u guys headed again when it
 # happened?" names where one was headed, and the trip is the line before's.
-_POINTING_WORDS = re.compile(r"(?<![a-z'])(?:(?:it|that|this)\s+happen(?:ed|s)?|(?<=you\s)guys|"
+_POINTING_WORDS = re.compile(r"(?<![a-z'])(?:(?:it|that|this)\s+happen(?:ed|s)?|"
+                             r"happen(?:ed|s)?(?=\s+(?:there|then))|(?<=you\s)guys|"
                              r"(?<=you\s)all|some(?:one|body)|any(?:one|body)|(?:the\s+)?same"
                              r"(?:\s+(?:thing|things|treatment|way|deal|stuff|problem|issue|story|"
                              r"one))?)(?![a-z'])", re.IGNORECASE)
+# A pause and a tag that ask nothing ("oh wait u dont do bk right, what happened there again?"):
+# no words of the line's own.
+_TAGS_EN = re.compile(r"(?<![a-z'])(?:(?:oh|ok|okay)\s+)?wait(?=\s*[,.!…]|\s+(?:you|i|we|he|she|"
+                      r"they)\b)|(?<![a-z'])right(?=\s*[,?])")
 # "there" standing for the place the line before told ("remember that freezing hike up the
 # mountain?" "what critter did we run into up there again?"), not "is there", "there was".
 _THERE_EN = re.compile(r"(?<![a-z'])(?:(?:up|down|over|out|back)\s+there|there(?=(?:\s(?:again|"
@@ -154,7 +159,7 @@ def leans_on_before(text: str) -> bool:
             word in line for word in ASKING_ZH)
         return elliptic or (
             any(p in line for p in PRONOUNS_ZH) and len(own) <= FEW_CJK_CHARS)
-    named = content_words(_PART_EN.sub(" ", _POINTING_WORDS.sub(" ", asked)))
+    named = content_words(_TAGS_EN.sub(" ", _PART_EN.sub(" ", _POINTING_WORDS.sub(" ", asked))))
     pronouns = PRONOUNS_EN & set(_WORD.findall(lowered))
     that = _THAT_EN.search(lowered)
     pointing = (bool(pronouns) and not (pronouns <= {"it", "its"} and _thing_named(lowered))

@@ -254,8 +254,9 @@ _CONDITION_BEFORE = re.compile(r"(?P<condition>[^，,。？?！!\s]{2,60})的那
 # the asker names the thing by what the asker said of it ("我住在龙湖小区", "我将要参加美食节"), a
 # line the answer is wanted with, not a condition to bridge from: such a question is searched
 # whole.
-_ASKERS_CLAUSE = re.compile(r"[我俺][^，,。？?！!\s的]{1,20}的(?=那[个位])|"
-                            r"(?<=那[个位])[我俺][^，,。？?！!\s的]{1,20}的")
+_ASKERS_CLAUSE_BEFORE = r"[我俺][^，,。？?！!\s的]{1,20}的(?=那[个位])"
+_ASKERS_CLAUSE = re.compile(_ASKERS_CLAUSE_BEFORE
+                            + r"|(?<=那[个位])[我俺][^，,。？?！!\s的]{1,20}的")
 
 
 # "上次说的那个手工阅享会" / "你提到的那家店" / "上回跟你夸的那个手机": what was said of the
@@ -284,7 +285,12 @@ def _condition_to_head(condition: str, rest: str) -> tuple[str, str]:
 def condition_split(question: str) -> tuple[str, str] | None:
     """(condition, what is asked) of a conditional question, or None."""
     if _ASKERS_CLAUSE.search(question):
-        return None
+        # ...unless the thing is also named by a condition of its own after 那个 ("俺要去的
+        # 那个五百人的盛宴，主要是去干啥": the 500 people say which event; "我将要参加…" is
+        # said of each).
+        question = re.sub(_ASKERS_CLAUSE_BEFORE, "", question, count=1)
+        if _ASKERS_CLAUSE.search(question) or not _CONDITION_AFTER.search(question):
+            return None
     for pattern in (_CONDITION_BEFORE, _CONDITION_AFTER):
         found = pattern.search(question)
         if found:

@@ -47,6 +47,8 @@ from tests.memory.recall_chats import FACT_USER, FILLER, chat_turns_seed, recall
     # the line names.
     "who's the main character in it again?", "what was the name of it again?",
     "whats the part i said i always sucked at again?",
+    # "what happened there" points back; "oh wait" and a closing "right" name nothing.
+    "oh wait u dont do bk right, what happened there again?",
 ])
 def test_a_line_that_leans_on_the_one_before(text):
     assert leans_on_before(text)
@@ -76,6 +78,8 @@ def test_a_line_that_leans_on_the_one_before(text):
     # The thing the line names holds the "it"; a part of a thing the line names.
     "that book, what was the ending of it?", "what's the best part of your job?",
     "what part of town do you live in?",
+    # "right" and "wait" that say something.
+    "did i get the right answer on the quiz?", "wait for me, where is the bakery my mom likes?",
 ])
 def test_a_line_that_asks_on_its_own(text):
     assert not leans_on_before(text)

@@ -174,6 +174,9 @@ def test_what_follows_a_change_of_subject_is_the_question(text, asked):
     ("我住的那个小区是哪个来着？", None),
     ("俺家新添的那个小丫头，平时咋称呼她来着？", None),
     ("那个我要参加的活动是美食游泳趣味节的活动，地点是什么？", None),
+    # ...unless a condition after 那个 says which of the asker's events it is.
+    ("上回说俺要去的那个五百人的盛宴，主要是去干啥的来着？",
+     ("五百人", "盛宴，主要是去干啥的来着？")),
     # What was said of the thing is how it is asked, no condition.
     ("上次说的那个手工阅享会是啥时候来着？", None),
     ("你提到过的那家店叫啥？", None),

@@ -402,6 +402,8 @@ def test_duobig_after_a_person_or_a_time_asks_an_age(question):
                                       "my collection", "Nice weather."]),
     ("that old ps2 game", ["I like sushi.", "started ultimate spiderman on the playstation",
                            "Nice weather."]),
+    ("what gave u the most trouble", ["I like sushi.", "fitting in was a challenge during "
+                                      "pre-season", "Nice weather."]),
 ])
 def test_a_question_in_one_wording_finds_the_line_told_in_another(question, lines):
     scores, _, _ = _scores(lines, question)
