@@ -230,10 +230,14 @@ def follow_up_resolved(text: str, before: str) -> str:
     上司呢？" after "我表弟生日是几号？" -> "我上司生日是几号？"). Carried whole, the question
     before also brought what it asked (哪里人): its answer, not this one, came first. "" when
     `before` is no question or names nobody `text` can stand for."""
+    if _CJK.search(text):
+        # A line that only tells of someone ("我舅妈不是在青岛那家快递公司上班嘛") still says who
+        # the next line's 她 is; what it told is no question to carry over.
+        if not _asks(before):
+            return _pronoun_resolved_zh(text.strip(), before.strip())
+        return _resolved_zh(text.strip(), before.strip())
     if not _asks(before):
         return ""
-    if _CJK.search(text):
-        return _resolved_zh(text.strip(), before.strip())
     return _resolved_en(text.strip(), chat_words_plain(before))
 
 
@@ -267,6 +271,15 @@ def _resolved_zh(text: str, before: str) -> str:
             other = other[:-1]
         return f"{other}{asked}" if person_split_zh(other)[0] else ""
     return ""
+
+
+def _pronoun_resolved_zh(text: str, before: str) -> str:
+    """"她电话多少来着？" after "我舅妈不是在青岛上班嘛" -> "我舅妈电话多少来着？"; "" when `text`
+    has no 他 / 她 or `before` opens with nobody."""
+    who = person_split_zh(before)[0]
+    line = _ZH_THEN.sub("", text.lstrip(PUNCTUATION), count=1)
+    pronoun = next((p for p in PERSON_PRONOUNS_ZH if p in line), "")
+    return line.replace(pronoun, who, 1) if who and pronoun else ""
 
 
 def _correction_strip(line: str) -> str:

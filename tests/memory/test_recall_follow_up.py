@@ -140,6 +140,9 @@ def test_the_line_before_is_carried_as_one_question_and_only_its_end():
     ("how long was his shift?", "ur friend who works in chinatown, did he miss the party?",
      "how long was your friend who works in chinatown shift?"),
     ("what were they making?", "are your kids still baking?", "what were your kids making?"),
+    # A Chinese line that only tells of someone still says who 他 / 她 is.
+    ("她电话多少来着？", "我舅妈不是在青岛那家快递公司上班嘛", "我舅妈电话多少来着？"),
+    ("他叫啥来着", "我的那个同事人挺好的", "我的同事叫啥来着"),
 ])
 def test_a_follow_up_stands_for_the_question_about_the_person_before(text, before, resolved):
     assert follow_up_resolved(text, before) == resolved
@@ -152,6 +155,8 @@ def test_a_follow_up_stands_for_the_question_about_the_person_before(text, befor
     ("what was she like?", "is your dog still sick?"),  # not a person
     ("what were they about?", "did your sister call?"),  # one person, "they" many
     ("那个活动呢？", "我表弟生日是几号？"),  # names no person
+    ("她电话多少来着？", "今天好累啊"),  # tells of nobody
+    ("那个活动在哪？", "我舅妈不是在青岛上班嘛"),  # no 他 / 她
 ])
 def test_a_follow_up_is_not_resolved_without_a_person_asked_about(text, before):
     assert follow_up_resolved(text, before) == ""
