@@ -259,10 +259,9 @@ def _resolved_zh(text: str, before: str) -> str:
     who, asked = person_split_zh(before)
     if not who:
         return ""
+    if resolved := _pronoun_resolved_zh(text, before):
+        return resolved
     line = _ZH_THEN.sub("", text.lstrip(PUNCTUATION), count=1)
-    pronoun = next((p for p in PERSON_PRONOUNS_ZH if p in line), "")
-    if pronoun:
-        return line.replace(pronoun, who, 1)
     bare = line.rstrip(PUNCTUATION)
     corrected = _correction_strip(bare)
     if corrected != bare or (bare.endswith("呢") and not any(w in line for w in ASKING_ZH)):

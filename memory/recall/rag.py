@@ -432,7 +432,7 @@ def others_lower(question: str, hits: list[Hit],
         dense = DENSE_WEIGHT * getattr(hit, "dense", 0.0)
         by_asker = str(hit.metadata.get("role") or "") != "assistant"
         if told_of_another(hit.text, words, by_asker=by_asker):
-            return replace(hit, score=hit.score - (1 - ALTERNATIVE_WEIGHT) * (keyword + dense))
+            return _as_another(hit)
         if by_asker and told_without_word(hit.text, words):
             # "I pour drinks at a bar downtown" holds no word the keyword side could find: it
             # counts as if it held a statement's word.
@@ -457,13 +457,15 @@ def persons_lower(question: str, hits: list[Hit]) -> list[Hit]:
     if not person:
         return hits
 
-    def lowered(hit: Hit) -> Hit:
-        if not told_of_other_person_zh(hit.text, person):
-            return hit
-        keyword = (1 - DENSE_WEIGHT) * getattr(hit, "keyword", 0.0)
-        dense = DENSE_WEIGHT * getattr(hit, "dense", 0.0)
-        return replace(hit, score=hit.score - (1 - ALTERNATIVE_WEIGHT) * (keyword + dense))
-    return sorted(map(lowered, hits), key=lambda hit: -hit.score)
+    return sorted((_as_another(hit) if told_of_other_person_zh(hit.text, person) else hit
+                   for hit in hits), key=lambda hit: -hit.score)
+
+
+def _as_another(hit: Hit) -> Hit:
+    """`hit` counted at ALTERNATIVE_WEIGHT on both sides: another person's line."""
+    keyword = (1 - DENSE_WEIGHT) * getattr(hit, "keyword", 0.0)
+    dense = DENSE_WEIGHT * getattr(hit, "dense", 0.0)
+    return replace(hit, score=hit.score - (1 - ALTERNATIVE_WEIGHT) * (keyword + dense))
 
 
 def context_fetch(index: MemoryIndex, hits: list[Hit]) -> dict[Key, list[str]]:
