@@ -456,7 +456,6 @@ def persons_lower(question: str, hits: list[Hit]) -> list[Hit]:
     person = person_asked_zh(question) if condition_split(question) is None else ""
     if not person:
         return hits
-
     return sorted((_as_another(hit) if told_of_other_person_zh(hit.text, person) else hit
                    for hit in hits), key=lambda hit: -hit.score)
 

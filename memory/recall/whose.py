@@ -248,7 +248,8 @@ def told_before(line: str, context: list[str], words: tuple[str, ...]) -> bool:
 _PERSONS_ALT_ZH = "|".join(sorted(map(re.escape, PEOPLE_ZH), key=len, reverse=True))
 _PERSON_RUN_ZH = re.compile(
     f"(?:^|(?<=我的)|(?<=我们的)|(?<=俺的)|(?<=[我俺咱]))((?:{_PERSONS_ALT_ZH})+)")
-_LINE_PERSON_ZH = re.compile(f"^(?:我们的|我的|俺的|我们|我|俺|咱们|咱)?((?:{_PERSONS_ALT_ZH})+)")
+_OPENERS_ZH = "|".join(sorted((*MINE_ZH, "俺的"), key=len, reverse=True))
+_LINE_PERSON_ZH = re.compile(f"^(?:{_OPENERS_ZH})?((?:{_PERSONS_ALT_ZH})+)")
 # Words for one person: "我父亲的电话" asks of the one "我爸的电话" tells of.
 _SAME_PERSON_ZH = ({"爸", "父"}, {"妈", "母"}, {"老公", "丈夫", "对象", "男朋友", "男友"},
                    {"老婆", "妻子", "对象", "女朋友", "女友"}, {"上司", "领导", "老板"},
