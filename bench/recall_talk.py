@@ -3554,6 +3554,198 @@ HELD26_PLANTED: dict[str, list[tuple[str, int, str]]] = {
 held_out_add(HELD26_PROBES, HELD26_PLANTED)
 
 
+# A twenty-seventh held-out set (2026-12-05): written before any change it measures, by a writer who
+# did not read the app's recall, on LoCoMo conv-42, conv-30 and conv-44, conv-47 played as a group
+# (a question to Rook about what John said), REALTALK Chat_7, Chat_8 and Chat_10, MemDaily u40, u43
+# and u49; facts no earlier set asked. Follow-ups leaning on the line before ("how long ago did i
+# first see it again?", "what was it sitting right next to again?", "where does panda always go to
+# crash again?", "why'd he say he picked it up in the first place?", "why'd i pick her out of all
+# the cats at that rescue lady's place again?", "wait what happened that time i tried returning
+# those plates i didnt like?", "wheres the point i always get stuck at again?", 他平时爱捣鼓点啥来着？,
+# 他邮箱多少来着？ (twice)), corrections that turn the question to another fact or person (nah i mean me,
+# whats my number one dairy-free dessert?, nah i mean me, who'd i take lessons with…, nah i mean me,
+# what did i set up out back…, nah wait, what part did he say was the biggest pain…, whats my usual
+# order again, nah i mean me, what kinda diet…, nah i mean me, what weather do i love most?,
+# 不是，我问的是我上司 (twice)), vague times (way back, a while back, that time, right at the very start, 上回),
+# a question at the end of a chatty message (btw, 话说), typos and slang (u, ur, w, n, r, lil, lol,
+# smh, bro, whats / im / dont / didnt / wheres without apostrophe), colloquial Chinese (来着, 啥, 俺, 嘛,
+# 捣鼓, 老丈人), a category or a paraphrase the chat never uses (what the stranger who read my blog post
+# said my story did for them for brought them comfort, that old love story about memories for the
+# romantic drama about memory and relationships, how long ago for around 3 years ago, my number one
+# dairy-free dessert for my favorite dairy-free treat, that dusty old book in the library on my
+# research road trip for the book from the 1900s in Woodhaven, what i was so freaked out about
+# before i got over it for scared to death of what people would think, the dream studio pic for my
+# ideal dance studio, sitting right next to for by the water, who'd i take lessons with for with my
+# friends, did anybody notice when i put my routines up for creating a bit of a stir, what i'd do
+# different next time for one by one, where panda goes to crash for relax on his rug, what i set up
+# out back for a doggy play area in the backyard, John's brothers n sisters for his siblings, what
+# they threw for him for a gaming marathon, the biggest pain on the site for getting payments, the
+# saying about why he takes breaks for only those who rest well work well, why i ended up w latte
+# for someone at my job couldn't take care of her, why i picked Soufflé for the only cat that had to
+# be caged up, my usual boba order for black tea with brown sugar syrup or creme brulee, how i
+# messed up my ear for going too hard with the ear cleaning pick, what happened when i returned the
+# plates for credited on a gift card, the new spot by my house for the shawarma place, what i had to
+# read for the traffic in the city building game for a traffic management textbook, where i get
+# stuck in the castle game for year 500, the weather i love most for misty, a gentle rain, the
+# writer i wanna write like for emulating Cormac McCarthy, 爱捣鼓点啥 for 爱好美食和烹饪, 那个八千人的硬件论坛主要是去干啥的 for
+# 论坛的主要内容, 跑去异国练瑜伽的旅行 for 异域瑜伽之旅, 那个乘务管理的交流会 for 航空服务创新与乘务管理交流会, 集邮的人凑一块儿聊邮票背后故事的读书会 for 邮票故事阅读会,
+# 瓦工师傅们凑一块儿切磋手艺的盛宴 for 建筑技艺交流盛宴, 招瓦工的会 for 瓦工精英招聘会), the player's own facts in the chats asked in
+# other words (the blog letter, the favourite film, the favourite dessert, the Woodhaven book, the
+# old fear, the dream studio, the childhood lessons, the dance videos, the vet trip, the dogs'
+# spots, the backyard, Latte, Soufflé, the boba, the ear, the plates, the diet, the shawarma, the
+# traffic textbook, the castle game, the weather, the writer, 表弟的爱好, 论坛, 瑜伽之旅, 交流会规模, 下属邮箱 (twice),
+# 上司生日, 阅读会, 盛宴地点, 上司上班的城市, 招聘会规模), planted in words the question does not use (where my lil bro
+# spends his saturdays for a brother volunteering at the animal shelter on weekends, what my cousin
+# is in school for for a cousin who just started vet tech school, 俺老丈人退休前在哪个单位 for 老丈人从铁路局退休). Every
+# expected id was checked against its line and the whole conversation searched for other lines
+# holding the answer (e.g. conv-30's videos also D14:6 (Gina echoes them doing well online),
+# conv-47's chess D17:1 and D17:7, Chat_8's ear D12:28 and D12:29, the plates D22:38 and D22:39,
+# u40's 论坛内容 D2:3 and D5:13, u49's 上司在杭州 D3:8 only); left out as only half holding it: conv-42's
+# D21:13 and D21:15 (the raspberry cake, a favourite for birthdays, not the treat she likes best),
+# D17:4 (Woodhaven, no book) and D1:16 (the film, no when), conv-30's D1:6 and D11:5 (dancing since
+# a kid, no with whom) and D9:8 (Gina's own classes), conv-44's D9:1 (the bigger backyard, nothing
+# set up) and D13:1, D22:9 and D22:10 (Andrew's and Audrey's own shelter lines, not the brother),
+# conv-47's D17:9 (what chess may do, not why he began), D8:4 (the website, no trouble) and D20:15 /
+# D20:17 (game nights with his siblings now, not the marathon), Chat_7's D23:42 and D23:43 (where
+# Soufflé came from, not why her), D17:76 (sweet or milky teas, no order) and D19:4 (Latte's name
+# only), Chat_8's D12:19 to D12:23 (the ear's symptoms, no cause), D22:36 (plates returned, no
+# outcome) and the planted P3 (a cousin's food truck, not the new place), Chat_10's D15:17
+# (McCarthy's books, not wanting to write like him), D13:26 (never surviving, no year) and D1:29 (a
+# run in the rain, not the favourite weather), u43's D1:5 and D5:13 (the 盛典, another event), u49's
+# D5:6 (招聘会 in 杭州, another event). Played alone with --only "held out 27".
+# On 0d7d7b3d (main's recall, before any change it measures; 2026-12-05 19:33-19:35, load 3-4),
+# played alone (--only "held out 27"): found 38/40, @5 28/40, @10 33/40; by file: conv-30 4/4, 2/4,
+# 3/4; Chat_8 4/4, 3/4, 4/4; u40 4/4, 3/4, 4/4; u43 4/4, 3/4, 3/4; Chat_10 4/4, 4/4, 4/4; conv-42
+# 4/4, 4/4, 4/4; Chat_7 3/4, 2/4, 2/4; u49 4/4, 3/4, 3/4; conv-44 4/4, 3/4, 4/4; group conv-47 3/4,
+# 1/4, 2/4 (found, @5, @10). No expected id and no turn of any probe was changed after the run.
+HELD27 = "held out 27"
+HELD27_PROBES: dict[str, list[tuple[str, list[str], list[str]]]] = {
+    "locomo/conv-42.json": [
+        (HELD27, ["ugh my upstairs neighbor's dog started barking at like 5am n my coffee maker "
+                  "died smh. btw that stranger who reached out after reading my blog post about a "
+                  "rough time, what did they say my story did for them?"],
+         ["D18:5"]),
+        (HELD27, ["remember that old love story about memories i keep telling everyone to watch?",
+                  "how long ago did i first see it again?"], ["D1:18"]),
+        (HELD27, ["whats ur fav dairy-free dessert, the coconut ice cream right?",
+                  "nah i mean me, whats my number one dairy-free dessert?"], ["D21:11"]),
+        (HELD27, ["that dusty old book i found in the library on my research road trip way back, "
+                  "what was in it again?"], ["D17:6"]),
+    ],
+    "locomo/conv-30.json": [
+        (HELD27, ["ugh one of my students' dads tried to haggle over tuition for like 20 min lol. "
+                  "btw what was i always so freaked out about back when i first got into dancing, "
+                  "before i got over it?"],
+         ["D9:7"]),
+        (HELD27, ["remember that pic of my dream studio i showed u right at the very start?",
+                  "what was it sitting right next to again?"], ["D1:20"]),
+        (HELD27, ["u took dance lessons as a kid right?",
+                  "nah i mean me, who'd i take lessons with back when i was younger?"], ["D9:9"]),
+        (HELD27, ["a while back when i first started putting my routines up on social media, did "
+                  "anybody actually notice?"], ["D14:5", "D14:6"]),
+    ],
+    "locomo/conv-44.json": [
+        (HELD27, ["ugh my landlord's 'quick fix' on the sink flooded half the kitchen lol. btw "
+                  "that time i hauled all 4 dogs to the vet at once, what did i say i'd do "
+                  "different next time?"],
+         ["D15:3"]),
+        (HELD27, ["the pups have been lazing around all day lol",
+                  "where does panda always go to crash again?"], ["D15:5"]),
+        (HELD27, ["did u ever build toby a lil play corner?",
+                  "nah i mean me, what did i set up out back for my pups after the move?"],
+         ["D9:5"]),
+        (HELD27, ["where's my lil bro been spending his saturdays lately? mom won't stop bragging "
+                  "about it lol"], ["P5"]),
+    ],
+    "group:locomo/conv-47.json": [
+        (HELD27, ["ugh my neighbor's leaf blower went off at 7am on a sunday smh. Rook, what did "
+                  "John say his brothers n sisters threw for him back when he was a kid?"],
+         ["D20:13"]),
+        (HELD27, ["John's been getting into chess lately right Rook?",
+                  "why'd he say he picked it up in the first place?"], ["D17:1", "D17:7"]),
+        (HELD27, ["Rook, did John ever finish that site for the local shop?",
+                  "nah wait, what part did he say was the biggest pain to figure out?"], ["D8:10"]),
+        (HELD27, ["Rook, John's got some saying about why he takes breaks, what was it again?"],
+         ["D6:11"]),
+    ],
+    "realtalk-dev/Chat_7_Nebraas_Vanessa.json": [
+        (HELD27, ["ugh 3 surgeries back to back at the clinic n i didnt even get to eat lunch smh. "
+                  "btw how did i even end up w latte? my mom keeps asking lol"],
+         ["D19:9"]),
+        (HELD27, ["souffle's been extra cuddly today lol",
+                  "why'd i pick her out of all the cats at that rescue lady's place again?"],
+         ["D23:44"]),
+        (HELD27, ["u still drinking that mango green tea boba that tastes like medicine lol?",
+                  "whats my usual order again, i forget"], ["D17:78"]),
+        (HELD27, ["my cousin's been texting me about her classes nonstop lol, what's she in school "
+                  "for again?"], ["P5"]),
+    ],
+    "realtalk-dev/Chat_8_Akib_Muhhamed.json": [
+        (HELD27, ["bro the vending machine at work ate my last 5 bucks n my boss just laughed at "
+                  "me smh. btw how did i end up messing up my ear that time? its itchy again lol"],
+         ["D12:28", "D12:29"]),
+        (HELD27, ["found some nice plates on sale today lol",
+                  "wait what happened that time i tried returning those plates i didnt like?"],
+         ["D22:38", "D22:39"]),
+        (HELD27, ["whats ur diet like these days, still doing keto?",
+                  "nah i mean me, what kinda diet was i tryna stick to?"], ["D2:52"]),
+        (HELD27, ["that new spot that opened up right by my house, what did i get from there "
+                  "again?"], ["D13:14"]),
+    ],
+    "realtalk-dev/Chat_10_Fahim_Muhhamed.json": [
+        (HELD27, ["ugh my laptop decided to update right before my shift n i was late clocking in "
+                  "smh. btw what did i end up having to read to fix the traffic mess in that city "
+                  "building game lol"],
+         ["D13:33"]),
+        (HELD27, ["been playing that castle game w the vikings n dragons again",
+                  "wheres the point i always get stuck at again?"], ["D15:14"]),
+        (HELD27, ["whats ur fav kinda weather, snow days?",
+                  "nah i mean me, what weather do i love most?"], ["D1:13"]),
+        (HELD27, ["which writer did i say i wanna write like?"], ["D15:19"]),
+    ],
+    "memdaily-zh-dev/memdaily-u40.json": [
+        (HELD27, ["我表弟不是叫李志强嘛", "他平时爱捣鼓点啥来着？"], ["D3:6"]),
+        (HELD27, ["今天在实验室测了一下午电源板，烧了两颗芯片，心疼死了。"
+                  "话说那个八千人的硬件论坛，"
+                  "主要是去干啥的来着？"], ["D2:3", "D5:13"]),
+        (HELD27, ["上回说的那个跑去异国练瑜伽的旅行，在哪个城市办来着？"], ["D2:6"]),
+        (HELD27, ["俺老丈人退休前是在哪个单位干的来着？"], ["P5"]),
+    ],
+    "memdaily-zh-dev/memdaily-u43.json": [
+        (HELD27, ["我下属不是在深圳航空服务公司上班嘛", "他邮箱多少来着？"], ["D3:7"]),
+        (HELD27, ["我舅妈生日几号来着？", "不是，我问的是我上司"], ["D5:8"]),
+        (HELD27, ["今天连飞了两段夜航，回来眼睛都睁不开了。"
+                  "话说那个乘务管理的交流会，"
+                  "得来多少人来着？"], ["D1:6"]),
+        (HELD27, ["上回说俺要去的那个集邮的人凑一块儿聊邮票背后故事的读书会，前后得搞多久来着？"],
+         ["D5:15"]),
+    ],
+    "memdaily-zh-dev/memdaily-u49.json": [
+        (HELD27, ["我下属不是爱捣鼓编程嘛", "他邮箱是啥来着？"], ["D6:4"]),
+        (HELD27, ["我表妹在哪个城市上班来着？", "不是，我问的是我上司"], ["D3:8"]),
+        (HELD27, ["今天给店里搬了一下午矿泉水，胳膊都抬不起来了。"
+                  "话说那个瓦工师傅们凑一块儿切磋手艺的盛宴，"
+                  "在哪个城市办来着？"], ["D5:5"]),
+        (HELD27, ["俺要去的那个招瓦工的会，得来多少人来着？"], ["D1:3"]),
+    ],
+}
+HELD27_PLANTED: dict[str, list[tuple[str, int, str]]] = {
+    "locomo/conv-44.json": [
+        ("P5", 13, "My little brother Kyle just started volunteering at the animal shelter across "
+                   "town on weekends, and he's already begging Mom to let him adopt a three-legged "
+                   "beagle."),
+    ],
+    "realtalk-dev/Chat_7_Nebraas_Vanessa.json": [
+        ("P5", 9, "my cousin jess just started vet tech school in philly n she keeps sending me "
+                  "pics from her anatomy lab lol"),
+    ],
+    "memdaily-zh-dev/memdaily-u40.json": [
+        ("P5", 6, "我老丈人前年从铁路局退休了，现在天天在小区楼下跟人下象棋。"),
+    ],
+}
+held_out_add(HELD27_PROBES, HELD27_PLANTED)
+
+
 class RoundProvider:
     """Answers at once; keeps every request of the last turn (a group's round)."""
 
