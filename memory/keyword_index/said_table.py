@@ -199,7 +199,7 @@ SAID_INSTEAD: tuple[tuple[tuple[str, ...], tuple[str, ...]], ...] = (
     # A fear is told by its words, or by what one cannot bring oneself to do ("I still can't
     # make myself get on a plane": STATED; its words are stop words and "make").
     (("phobia", "phobias", "afraid of", "scared of", "frightened of", "terrified of", "fear",
-      "fears"),
+      "fears", "freaked out about", "freaked out by", "freaking out about", "freak out about"),
      ("afraid", "scared", "terrified", "fear", "phobia", "panic", "freak out",
       "freaks me out")),
     # The oddest of a kind is asked and told in any of its words ("wats the grossest thing u
@@ -301,6 +301,13 @@ SAID_INSTEAD: tuple[tuple[tuple[str, ...], tuple[str, ...]], ...] = (
     (("coffee",),
      ("latte", "cortado", "espresso", "cappuccino", "americano", "macchiato", "mocha",
       "cold brew", "frappuccino", "flat white", "barista", "oat milk")),
+    # A saying one lives by is told as a principle or a belief ("john's got some saying about
+    # why he takes breaks" for "I adhere to the principle that only those who rest well work
+    # well").
+    (("motto", "mantra", "a saying", "some saying", "his saying", "her saying", "my saying",
+      "favorite saying", "words to live by"),
+     ("motto", "mantra", "principle", "principles", "saying", "believe", "philosophy",
+      "always say")),
     # What one trains for is the event signed up for ("what am i training for" for "i signed up
     # for a half marathon in april"). A key of several words is an idiom whose own words are not
     # searched (query_terms): "training" alone keeps "train" a word of the question.
@@ -487,4 +494,4 @@ NOT_KINDS = frozenset({"name", "名字", "boss", "领导", "老婆", "老公", "
                        "hump day", "after dark", "trip", "级别", "old man",
                        "old lady", "weather", "before i die", "breeder", "deals",
                        "ride to work", "sucked at", "get over", "console", "most trouble",
-                       "ps1"})
+                       "ps1", "motto"})

@@ -53,6 +53,11 @@ _POINTING_WORDS = re.compile(r"(?<![a-z'])(?:(?:it|that|this)\s+happen(?:ed|s)?|
 # no words of the line's own.
 _TAGS_EN = re.compile(r"(?<![a-z'])(?:(?:oh|ok|okay)\s+)?wait(?=\s*[,.!…]|\s+(?:you|i|we|he|she|"
                       r"they)\b)|(?<![a-z'])right(?=\s*[,?])")
+# Idioms that name nothing of the line's own ("why'd he say he picked it up in the first place?",
+# "what was it sitting right next to again?"): "right" before a where is only "just".
+_IDIOMS_EN = re.compile(r"(?<![a-z'])(?:in\s+the\s+first\s+place|to\s+begin\s+with|right(?=\s+"
+                        r"(?:next|by|behind|beside|near|across|outside|inside|in\s+front|on\s+top)"
+                        r"\b))(?![a-z'])")
 # "there" standing for the place the line before told ("remember that freezing hike up the
 # mountain?" "what critter did we run into up there again?"), not "is there", "there was".
 _THERE_EN = re.compile(r"(?<![a-z'])(?:(?:up|down|over|out|back)\s+there|there(?=(?:\s(?:again|"
@@ -103,7 +108,8 @@ _CLAUSE = re.compile(r"\s+(?:who|that)\s[^,?!.;]{1,%d}" % CLAUSE_MAX_CHARS)
 PLURAL_EN = frozenset("kids children parents folks friends siblings cousins grandparents "
                       "coworkers colleagues roommates classmates teammates neighbors neighbours "
                       "sisters brothers sons daughters".split())
-PERSON_PRONOUNS_ZH = ("他", "她")  # 它 is a thing's
+# 他 / 她 standing for one person (它 is a thing's): not in 其他, 吉他, 他们, 他人, 他乡.
+_PERSON_PRONOUN_ZH = re.compile(r"(?<![其吉])[他她](?![们人乡])")
 PLURAL_PRONOUNS_EN = frozenset("they them their theirs".split())
 _PRONOUN_EN = re.compile(r"(?<![a-z'])(he|him|his|she|her|hers|they|them|their|theirs)(?![a-z'])",
                          re.IGNORECASE)
@@ -159,7 +165,8 @@ def leans_on_before(text: str) -> bool:
             word in line for word in ASKING_ZH)
         return elliptic or (
             any(p in line for p in PRONOUNS_ZH) and len(own) <= FEW_CJK_CHARS)
-    named = content_words(_TAGS_EN.sub(" ", _PART_EN.sub(" ", _POINTING_WORDS.sub(" ", asked))))
+    named = content_words(_IDIOMS_EN.sub(" ", _TAGS_EN.sub(" ", _PART_EN.sub(
+        " ", _POINTING_WORDS.sub(" ", asked)))))
     pronouns = PRONOUNS_EN & set(_WORD.findall(lowered))
     that = _THAT_EN.search(lowered)
     pointing = (bool(pronouns) and not (pronouns <= {"it", "its"} and _thing_named(lowered))
@@ -210,8 +217,16 @@ def follow_up_searched(text: str, before: str) -> tuple[str, bool]:
     """follow_up_carried, and whether it is the question `text` stands for, which names all
     that `text` does."""
     before = " ".join(before.split())[-CARRIED_CHARS:]
-    if not before or not leans_on_before(text):
+    if not before:
         return "", False
+    if not leans_on_before(text):
+        # 他 / 她 in a line that names no one stands for the person of the line before however
+        # much it asks ("我表弟不是叫李志强嘛" then "他平时爱捣鼓点啥来着？"): put in, it drops
+        # no word.
+        named = any(word in text for word in PEOPLE_ZH)
+        resolved = "" if named or not _CJK.search(text) else _pronoun_resolved_zh(
+            text.strip(), before.strip())
+        return resolved, bool(resolved)
     resolved = follow_up_resolved(text, before)
     return (resolved or f"{before.replace('?', ',').replace('？', '，')} {text.strip()}",
             bool(resolved))
@@ -277,8 +292,8 @@ def _pronoun_resolved_zh(text: str, before: str) -> str:
     has no 他 / 她 or `before` opens with nobody."""
     who = person_split_zh(before)[0]
     line = _ZH_THEN.sub("", text.lstrip(PUNCTUATION), count=1)
-    pronoun = next((p for p in PERSON_PRONOUNS_ZH if p in line), "")
-    return line.replace(pronoun, who, 1) if who and pronoun else ""
+    pronoun = _PERSON_PRONOUN_ZH.search(line)
+    return f"{line[:pronoun.start()]}{who}{line[pronoun.end():]}" if who and pronoun else ""
 
 
 def _correction_strip(line: str) -> str:

@@ -49,6 +49,8 @@ from tests.memory.recall_chats import FACT_USER, FILLER, chat_turns_seed, recall
     "whats the part i said i always sucked at again?",
     # "what happened there" points back; "oh wait" and a closing "right" name nothing.
     "oh wait u dont do bk right, what happened there again?",
+    # Idioms name nothing: "in the first place", "right" before a where.
+    "why'd he say he picked it up in the first place?", "what was it sitting right next to again?",
 ])
 def test_a_line_that_leans_on_the_one_before(text):
     assert leans_on_before(text)
@@ -143,6 +145,8 @@ def test_the_line_before_is_carried_as_one_question_and_only_its_end():
     # A Chinese line that only tells of someone still says who 他 / 她 is.
     ("她电话多少来着？", "我舅妈不是在青岛那家快递公司上班嘛", "我舅妈电话多少来着？"),
     ("他叫啥来着", "我的那个同事人挺好的", "我的同事叫啥来着"),
+    # ...however much the line asks of its own.
+    ("他平时爱捣鼓点啥来着？", "我表弟不是叫李志强嘛", "我表弟平时爱捣鼓点啥来着？"),
 ])
 def test_a_follow_up_stands_for_the_question_about_the_person_before(text, before, resolved):
     assert follow_up_resolved(text, before) == resolved
@@ -160,6 +164,15 @@ def test_a_follow_up_stands_for_the_question_about_the_person_before(text, befor
 ])
 def test_a_follow_up_is_not_resolved_without_a_person_asked_about(text, before):
     assert follow_up_resolved(text, before) == ""
+
+
+@pytest.mark.parametrize(("text", "before"), [
+    ("还有其他的吗？", "我表弟不是叫李志强嘛"),  # 其他 is "other", no 他
+    ("他们平时爱干啥来着？", "我表弟不是叫李志强嘛"),  # many, not the one before
+    ("我表姐说他平时爱捣鼓点啥来着？", "我表弟不是叫李志强嘛"),  # the line names its own person
+])
+def test_a_chinese_pronoun_is_not_put_for_the_person_before_where_it_is_no_one_s(text, before):
+    assert "我表弟" not in follow_up_carried(text, before).removeprefix(before)
 
 
 def test_a_question_opens_with_who_it_asks_about():

@@ -404,6 +404,13 @@ def test_duobig_after_a_person_or_a_time_asks_an_age(question):
                            "Nice weather."]),
     ("what gave u the most trouble", ["I like sushi.", "fitting in was a challenge during "
                                       "pre-season", "Nice weather."]),
+    # What one freaked out about told as a fear; a saying as the principle one holds.
+    ("what was i always so freaked out about back then", ["I like sushi.", "I used to be "
+                                                          "scared of what people think",
+                                                          "Nice weather."]),
+    ("he's got some saying about why he takes breaks", ["I like sushi.", "I adhere to the "
+                                                        "principle that rest helps",
+                                                        "Nice weather."]),
 ])
 def test_a_question_in_one_wording_finds_the_line_told_in_another(question, lines):
     scores, _, _ = _scores(lines, question)
