@@ -308,6 +308,13 @@ SAID_INSTEAD: tuple[tuple[tuple[str, ...], tuple[str, ...]], ...] = (
       "favorite saying", "words to live by"),
      ("motto", "mantra", "principle", "principles", "saying", "believe", "philosophy",
       "always say")),
+    # Out back is the yard ("what did i set up out back for my pups" for "a doggy play area in
+    # the backyard"); a dream place is the ideal one ("that pic of my dream studio" for "my
+    # ideal dance studio by the water").
+    (("out back", "out the back"), ("backyard", "back yard", "yard", "garden", "patio")),
+    (("dream job", "dream house", "dream home", "dream car", "dream studio", "dream place",
+      "dream spot", "dream school", "dream vacation", "dream trip", "dream wedding"),
+     ("ideal", "perfect", "dream")),
     # What one trains for is the event signed up for ("what am i training for" for "i signed up
     # for a half marathon in april"). A key of several words is an idiom whose own words are not
     # searched (query_terms): "training" alone keeps "train" a word of the question.
@@ -494,4 +501,4 @@ NOT_KINDS = frozenset({"name", "名字", "boss", "领导", "老婆", "老公", "
                        "hump day", "after dark", "trip", "级别", "old man",
                        "old lady", "weather", "before i die", "breeder", "deals",
                        "ride to work", "sucked at", "get over", "console", "most trouble",
-                       "ps1", "motto"})
+                       "ps1", "motto", "out back", "dream job"})

@@ -4,6 +4,8 @@ together with that name (memory/recall/rag.py part_search)."""
 
 from __future__ import annotations
 
+import re
+
 from memory.keyword_index.stated import PEOPLE_ZH
 from memory.recall.queries import PUNCTUATION
 
@@ -14,7 +16,26 @@ BRIDGE_SCAN_CHARS = 400  # of a long line, the start: the bridge is its first BR
 BRIDGE_MAX_WORDS = 12
 BRIDGE_HEAD_CHARS = 20  # how far into a Chinese line its first 的 may end the name it opens with
 _PRONOUNS_ZH = "我你他她们"
+# Of the lines the condition found first, these are read for the one of the kind the question
+# names (bridge_chosen).
+BRIDGE_CHOICES = 12
+KIND_MAX_CHARS = 4  # a kind named before the question's comma: 读书会, 盛宴, 研讨会
+_KIND_ZH = re.compile(r"([\u3400-\u9fff]{1,%d})[，,]" % KIND_MAX_CHARS)
 _CLAUSE_MARKS = "，,。.！!？?；;：: "
+
+
+def bridge_chosen(lines: list[str], condition: str, asked: str) -> str:
+    """The bridge (bridge_words) of the first of `lines`, the condition's hits best first, or
+    of the first whose name shares the most characters with the kind of thing `asked` opens
+    with: "…集邮的人凑一块儿聊邮票背后故事的读书会，前后得搞多久" asks of a 读书会, and
+    "邮票故事阅读会…" is its bridge though the condition's words found "邮旅探索之旅…体验邮票背后的
+    文化故事" first."""
+    bridges = [bridge_words(line, condition) for line in lines[:BRIDGE_CHOICES]]
+    kind = _KIND_ZH.match(asked.strip())
+    if not bridges or kind is None:
+        return bridges[0] if bridges else ""
+    shared = [len(set(kind.group(1)) & set(bridge)) for bridge in bridges]
+    return bridges[shared.index(max(shared))]
 
 
 def bridge_words(line: str, condition: str) -> str:

@@ -21,7 +21,7 @@ from typing import Any
 
 from memory.keyword_index.said_instead import ALTERNATIVE_WEIGHT
 from memory.recall.addressed import addressed_strip
-from memory.recall.bridge import bridge_words
+from memory.recall.bridge import bridge_chosen
 from memory.recall.feedback import neighbours_share, session_prefer
 from memory.recall.focus import (
     QuestionFocus,
@@ -399,7 +399,7 @@ def part_search(part: str, search: Callable[[str], list[Hit]]) -> list[Hit]:
         return search(query_extract(part))
     condition, asked = split
     condition_hits = search(query_extract(condition))
-    bridge = bridge_words(condition_hits[0].text, condition) if condition_hits else ""
+    bridge = bridge_chosen([hit.text for hit in condition_hits], condition, asked)
     asked_hits = search(f"{query_extract(asked)} {bridge}".strip())
     return rankings_interleave([condition_hits, asked_hits], len(condition_hits) or 1)
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pytest
 
 from memory.keyword_index.bm25 import text_tokenize
-from memory.recall.bridge import bridge_words
+from memory.recall.bridge import bridge_chosen, bridge_words
 from memory.recall.queries import (
     condition_split,
     query_extract,
@@ -211,6 +211,21 @@ def test_bridge_words_keep_the_name_a_shared_run_is_part_of():
     assert bridge_words(line, "大厨们凑一块儿聊餐饮创新") == "美食创新会"
     line = "建筑技艺交流盛宴的主要内容是探讨建筑行业发展趋势，分享瓦工技艺，促进同行合作。"
     assert bridge_words(line, "大伙儿凑一块儿聊盖房子手艺、交流经验") == "建筑技艺交流盛宴"
+
+
+def test_the_bridge_is_of_the_kind_of_thing_the_question_names():
+    # The condition's words found another event's description first; the question asks of a
+    # 读书会, and of the lines found next the 阅读会 is one.
+    condition, asked = condition_split(
+        "上回说俺要去的那个集邮的人凑一块儿聊邮票背后故事的读书会，前后得搞多久来着？")
+    lines = ["邮旅探索之旅的主要内容是探索旅行地特色邮局，交流集邮心得，体验邮票背后的文化故事。",
+             "邮旅探索之旅的地点是广东深圳。",
+             "邮票故事阅读会的主要内容是集邮爱好者分享邮票故事，探讨邮票与阅读的关联。"]
+    assert bridge_chosen(lines, condition, asked) == "邮票故事阅读会"
+    # No kind named, or none of the lines of it: the first line's bridge.
+    assert bridge_chosen(lines, condition, "前后得搞多久来着？") == "邮旅探索之旅"
+    assert bridge_chosen(lines[:2], condition, asked) == "邮旅探索之旅"
+    assert bridge_chosen([], condition, asked) == ""
 
 
 def test_bridge_words_of_a_long_reply_stay_short():

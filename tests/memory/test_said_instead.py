@@ -404,7 +404,12 @@ def test_duobig_after_a_person_or_a_time_asks_an_age(question):
                            "Nice weather."]),
     ("what gave u the most trouble", ["I like sushi.", "fitting in was a challenge during "
                                       "pre-season", "Nice weather."]),
-    # What one freaked out about told as a fear; a saying as the principle one holds.
+    # What one freaked out about told as a fear; a saying as the principle one holds; out back
+    # as the yard; a dream place as the ideal one.
+    ("what did i set up out back for the pups", ["I like sushi.", "a play area in the "
+                                                 "backyard", "Nice weather."]),
+    ("that pic of my dream studio", ["I like sushi.", "check my ideal dance spot by the water",
+                                     "Nice weather."]),
     ("what was i always so freaked out about back then", ["I like sushi.", "I used to be "
                                                           "scared of what people think",
                                                           "Nice weather."]),
