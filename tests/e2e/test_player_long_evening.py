@@ -28,7 +28,7 @@ from tests.e2e.conftest import (
     turn_wait_done,
     wait_until,
 )
-from tests.e2e.page_api import api_call
+from tests.e2e.page_api import api_call, drawer_open
 from tests.stub_llm import Hang, Reply
 
 if TYPE_CHECKING:
@@ -154,7 +154,11 @@ def test_an_export_says_it_is_under_way_and_takes_one_press(page: Page, server: 
     """On a phone, through the drawer; export.js is the same at any width."""
     page.set_viewport_size(PHONE)
     _chat_imported(page, server, 40)
-    page.click("[data-testid=drawer-toggle]")
+    drawer_open(page)
+    # Pressed while the drawer could still be sliding in, the link once showed no note in a
+    # fresh clone's run: the press waits for the drawer at rest, as a thumb does.
+    wait_until(page, "() => getComputedStyle(document.getElementById('drawer')).transform"
+               " === 'none'")
     held = []  # the export's answer waits here, so "under way" is seen however fast it is
 
     def hold(route) -> None:
