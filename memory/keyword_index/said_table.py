@@ -308,6 +308,11 @@ SAID_INSTEAD: tuple[tuple[tuple[str, ...], tuple[str, ...]], ...] = (
       "favorite saying", "words to live by"),
      ("motto", "mantra", "principle", "principles", "saying", "believe", "philosophy",
       "always say")),
+    # One's childhood is told as being younger or growing up ("what did his brothers n sisters
+    # throw for him back when he was a kid" for "When I was younger, my siblings threw me one").
+    (("as a kid", "was a kid", "were a kid", "lil kid", "little kid", "as a child",
+      "was a child", "were a child"),
+     ("younger", "young", "child", "childhood", "kid", "little", "growing up", "grew up")),
     # Out back is the yard ("what did i set up out back for my pups" for "a doggy play area in
     # the backyard"); a dream place is the ideal one ("that pic of my dream studio" for "my
     # ideal dance studio by the water").
@@ -501,4 +506,5 @@ NOT_KINDS = frozenset({"name", "名字", "boss", "领导", "老婆", "老公", "
                        "hump day", "after dark", "trip", "级别", "old man",
                        "old lady", "weather", "before i die", "breeder", "deals",
                        "ride to work", "sucked at", "get over", "console", "most trouble",
-                       "ps1", "motto", "out back", "dream job"})
+                       "ps1", "motto", "out back", "dream job",
+                       "as a kid"})

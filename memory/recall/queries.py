@@ -149,11 +149,25 @@ def query_extract(user_input: str, *, fallback: bool = True) -> str:
     return cleaned if cleaned or not fallback else user_input.strip()
 
 
+# "bro" after whose or which is a brother ("where's my lil bro been spending his saturdays"),
+# no way to address someone: written out, the keyword side also finds the lines saying "bro".
+_BROTHER_AFTER = re.compile(r"(?<![\w'’])(?:my|your|ur|his|her|our|their|lil|little|big|baby|"
+                            r"older|younger|twin)\s+$", re.IGNORECASE)
+_BROTHER_SCAN_CHARS = 12
+
+
+def _chat_word_plain(found: re.Match[str]) -> str:
+    word = found.group(1).lower()
+    if word == "bro" and _BROTHER_AFTER.search(
+            found.string[max(0, found.start() - _BROTHER_SCAN_CHARS):found.start()]):
+        return "brother"
+    return EN_CHAT_SPELLINGS.get(word, " ")
+
+
 def chat_words_plain(text: str) -> str:
     """`text` with chat fillers and a pause before a question removed, and question words typed
     without an apostrophe written out (EN_CHAT_FILLERS, EN_CHAT_SPELLINGS)."""
-    return _PAUSE.sub(" ", _CHAT_WORD.sub(
-        lambda found: EN_CHAT_SPELLINGS.get(found.group(1).lower(), " "), text))
+    return _PAUSE.sub(" ", _CHAT_WORD.sub(_chat_word_plain, text))
 
 
 def _zh_fillers_strip(piece: str) -> str:

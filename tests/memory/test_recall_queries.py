@@ -99,6 +99,10 @@ def test_the_event_a_personal_fact_is_asked_before_is_not_searched(text, query):
     ("wait where's my flatmate off to again?", "where's my flatmate off to again"),
     # A negation typed without its apostrophe is a stop word, not a rare word of the question.
     ("what did u do when u couldnt go hiking", "what do when you couldn't go hiking"),
+    # "bro" after whose or which is a brother; opening a line it addresses the listener.
+    ("where's my lil bro been spending his saturdays lately?",
+     "where's my lil brother been spending his saturdays lately"),
+    ("bro what does ur big bro do", "what does your big brother do"),
 ])
 def test_chat_fillers_go_and_question_words_typed_without_apostrophe_are_written_out(text, query):
     assert query_extract(text) == query

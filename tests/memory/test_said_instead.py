@@ -405,9 +405,12 @@ def test_duobig_after_a_person_or_a_time_asks_an_age(question):
     ("what gave u the most trouble", ["I like sushi.", "fitting in was a challenge during "
                                       "pre-season", "Nice weather."]),
     # What one freaked out about told as a fear; a saying as the principle one holds; out back
-    # as the yard; a dream place as the ideal one.
+    # as the yard; a dream place as the ideal one; a childhood as being younger.
     ("what did i set up out back for the pups", ["I like sushi.", "a play area in the "
                                                  "backyard", "Nice weather."]),
+    ("what did they throw for him back when he was a kid", ["I like sushi.", "when I was "
+                                                            "younger they threw me one",
+                                                            "Nice weather."]),
     ("that pic of my dream studio", ["I like sushi.", "check my ideal dance spot by the water",
                                      "Nice weather."]),
     ("what was i always so freaked out about back then", ["I like sushi.", "I used to be "
