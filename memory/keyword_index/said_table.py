@@ -506,5 +506,4 @@ NOT_KINDS = frozenset({"name", "名字", "boss", "领导", "老婆", "老公", "
                        "hump day", "after dark", "trip", "级别", "old man",
                        "old lady", "weather", "before i die", "breeder", "deals",
                        "ride to work", "sucked at", "get over", "console", "most trouble",
-                       "ps1", "motto", "out back", "dream job",
-                       "as a kid"})
+                       "ps1", "motto", "out back", "dream job", "as a kid"})

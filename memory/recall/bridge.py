@@ -30,8 +30,8 @@ def bridge_chosen(lines: list[str], condition: str, asked: str) -> str:
     with: "…集邮的人凑一块儿聊邮票背后故事的读书会，前后得搞多久" asks of a 读书会, and
     "邮票故事阅读会…" is its bridge though the condition's words found "邮旅探索之旅…体验邮票背后的
     文化故事" first."""
-    bridges = [bridge_words(line, condition) for line in lines[:BRIDGE_CHOICES]]
     kind = _KIND_ZH.match(asked.strip())
+    bridges = [bridge_words(line, condition) for line in lines[:BRIDGE_CHOICES if kind else 1]]
     if not bridges or kind is None:
         return bridges[0] if bridges else ""
     shared = [len(set(kind.group(1)) & set(bridge)) for bridge in bridges]
