@@ -3746,6 +3746,198 @@ HELD27_PLANTED: dict[str, list[tuple[str, int, str]]] = {
 held_out_add(HELD27_PROBES, HELD27_PLANTED)
 
 
+# A twenty-eighth held-out set (2026-12-05): written before any change it measures, by a writer who
+# did not read the app's recall, on LoCoMo conv-41, conv-43 and conv-26, conv-30 played as a group
+# (a question to Rook about what Gina said), REALTALK Chat_5, Chat_6 and Chat_9, MemDaily u41, u42
+# and u47; facts no earlier set asked. Follow-ups leaning on the line before ("what did i say was in
+# the worst shape around here after that?", "where were those two hikers going in the one i told u
+# about?", "who was the kid i got paired with again?", "what did she compare it to again?", "what
+# ended up happening w everybody i invited?", "wait whats the longest i ever kept mine going lol",
+# "why cant i even use em anymore again?", 她在哪个城市上班来着？, 他在哪个城市上班来着？, 得来多少人来着？), corrections that
+# turn the question to another fact or person (nah i mean me, what did i have back then…, nah i mean
+# that actress i'm a massive fan of…, nah i mean mine, the red n blue one…, nah wait, what did she
+# show off…, nah i mean me, what did i say about em?, nah i mean me, what kinda pet…, nah i mean me,
+# which ones did i say were my favs?, 不是，我问的是青岛那个美食创新会, 不是，我问的是我同事, 不是，我问的是我叔叔的), vague times (way
+# back, a while back, that one time, 上回), a question at the end of a chatty message (btw, 话说), typos
+# and slang (u, ur, w, n, r, lil, lol, smh, bro, tryna, whats / cant / im without apostrophe),
+# colloquial Chinese (来着, 啥, 俺, 嘛, 老爷子, 掺一块儿, 琢磨), a category or a paraphrase the chat never uses
+# (that dessert i baked for the kids for an apple pie, what was in the worst shape around here for
+# mainly the roadways, what i had as a kid that always cheered me up for a little doll, what
+# everybody at the convention was so into for tech for good, the thing i'd grab first if the dorm
+# caught fire for my prized possession, where the two hikers were going for trekked through the
+# Himalayas, what kinda reading for a transgender poetry reading, the kid i got paired with for a
+# transgender teen, what i stumbled on walking around my block for a rainbow sidewalk, what Gina was
+# tryna mash together for blending dance and fashion, what she compared dancing to for like air,
+# what she showed off from when she competed for a trophy from a dance contest, her go-to to blow
+# off steam for dance as stress relief, the happiest things i remember from being a kid for walking
+# with my mom around the neighborhood, when i hit the bottle for a confidence boost to talk to the
+# ladies, my sad-day dinner straight outta the tin for chef boyardee from a can when im down, what i
+# ate after the monster movie for a pizza with pineapple and green onions, how many whole birds for
+# 5 whole chickens, 那个四千人的盛宴 for 烹饪技艺提升盛宴, 去运动品牌店里试新鞋新衣裳的活动 for 运动品牌体验购, 把写毛笔字跟读书掺一块儿的盛宴 for 书法阅美盛宴,
+# 跑出去琢磨毛笔字奥妙的旅行 for 书法艺术探秘之旅, 七千人的骑车比赛 for 自行车速度挑战, 骑着车到处吃的那个节 for 骑行美食文化节), the player's own facts
+# in the chats asked in other words (the apple pie, the roads, the doll, the convention, the signed
+# basketball, the Himalayas story, Emma Watson, the poetry reading, the red and blue painting, the
+# mentee, the rainbow sidewalk, the childhood walks, the cancelled birthday, the olives, the
+# drinking, the Chef Boyardee, the skincare streak, the pet shrimp, the pizza, the old controllers,
+# the Harry Potter favourites, the chickens, 盛宴内容, 同事城市, 创新会持续时间, 体验购时间, 阅美盛宴时间, 上司城市, 同事城市, 探秘之旅地点,
+# 速度挑战持续时间, 文化节规模, 叔叔邮箱), planted in words the question does not use (what's my cousin's new job for
+# a cousin who just started working at the San Diego Zoo, what did my big sis just get hired as for
+# a sister hired as a flight attendant, 俺家老爷子天天一早往外跑是去干啥 for 我爸退休以后迷上了钓鱼). Every expected id was
+# checked against its line and the whole conversation searched for other lines holding the answer
+# (e.g. conv-41's roads also D14:16 (Maria names them back), conv-43's Himalayas D26:9 (John asks
+# about the trek), group conv-30's dance and fashion D6:8 and D8:8 and her stress relief D1:7, D8:6
+# and D11:6, Chat_5's childhood walks D21:167 and D21:173, Chat_9's controllers D18:12, D18:13 and
+# D18:15 and the chickens D14:31 and D14:35, u41's 创新会 D4:13 and D7:4, u42's 阅美盛宴时间 D3:4, D4:4, D7:3
+# and D8:4, u47's 速度挑战 D5:4, D6:4 and D7:5); left out as only half holding it: conv-41's D14:13 (the
+# power cut, no part named) and D12:13 (the energy in the room, no topic), conv-43's D16:9 (LeBron,
+# not the keepsake), D26:10 (the trek, no place) and D26:18 (her advocacy, no name), conv-26's
+# D17:17 (a poetry reading, no kind), D16:11 and D16:12 (red and blue, no meaning), D9:2 (the
+# program, not who) and D14:21 (togetherness, the sidewalk only in the photo), group conv-30's D6:9
+# and D8:7 (Jon on combining, not naming them), D1:17 (first place at fifteen, no trophy shown),
+# D2:11 (advice to Jon) and D11:5 / D11:7 (Jon's own stress relief), Chat_5's D21:176 (fresh air,
+# not the walks), D7:48 (one unfollow) and D7:5 (the invitations), D17:15 (olive oil) and D17:87
+# (alcohol as a superpower, not when), Chat_6's D12:25 (jello salad for cheering up, not the can),
+# D13:2 (ravioli as a kid), D14:34 (Vanessa's ten years) and D17:42 / D17:44 (the big ones;
+# Vanessa's aquarium), Chat_9's D4:5 (food afterwards, no kind), D18:16 (PC adapters), D3:28 and
+# D3:29 (Fahim's own favourites) and D14:36 ($60, no count), u41's D5:4 / D6:8 (下属 in 青岛, another
+# person), u42's D6:8 and D2:4 / D6:7 (the unit's name, not the city). Played alone with --only
+# "held out 28".
+# On 09ef2bed (main's recall, before any change it measures; 2026-12-05 21:07-21:09, load 2-3),
+# played alone (--only "held out 28"): found 37/40, @5 29/40, @10 33/40; by file: conv-26 4/4, 3/4,
+# 3/4; conv-41 4/4, 4/4, 4/4; Chat_9 4/4, 3/4, 4/4; u47 4/4, 4/4, 4/4; conv-43 3/4, 3/4, 3/4; u41
+# 4/4, 3/4, 4/4; Chat_5 3/4, 1/4, 2/4; Chat_6 3/4, 3/4, 3/4; u42 4/4, 3/4, 4/4; group conv-30 4/4,
+# 2/4, 2/4 (found, @5, @10). No expected id and no turn of any probe was changed after the run.
+HELD28 = "held out 28"
+HELD28_PROBES: dict[str, list[tuple[str, list[str], list[str]]]] = {
+    "locomo/conv-41.json": [
+        (HELD28, ["ugh the neighbor's car alarm went off like 4 times last night n sara's got a "
+                  "cold so nobody slept smh. btw what was that dessert i baked for the kids a "
+                  "while back?"],
+         ["D13:17"]),
+        (HELD28, ["remember that blackout on our street a while back?",
+                  "what did i say was in the worst shape around here after that?"],
+         ["D14:15", "D14:16"]),
+        (HELD28, ["what did u have as a kid that made u feel better when u were sad, a teddy?",
+                  "nah i mean me, what did i have back then that always cheered me up?"],
+         ["D5:13"]),
+        (HELD28, ["that convention me n my coworkers went to a while back, what was everybody "
+                  "there so into?"], ["D12:9", "D12:11"]),
+    ],
+    "locomo/conv-43.json": [
+        (HELD28, ["ugh my roommate's space heater tripped the breaker n i lost half my essay smh. "
+                  "btw whats that thing of mine i'd grab first if the dorm caught fire lol"],
+         ["D16:7"]),
+        (HELD28, ["found that book of stories from travelers all over the world again",
+                  "where were those two hikers going in the one i told u about?"],
+         ["D26:8", "D26:9"]),
+        (HELD28, ["who's ur fav player, lebron?",
+                  "nah i mean that actress i'm a massive fan of, the one fighting for women's "
+                  "rights, whats her name?"],
+         ["D26:16"]),
+        (HELD28, ["what's my cousin's new job again? my mom keeps asking n i totally blanked lol"],
+         ["P10"]),
+    ],
+    "locomo/conv-26.json": [
+        (HELD28, ["ugh my upstairs neighbor's been vacuuming at midnight again smh. btw that "
+                  "poetry thing i went to a while back, what kinda reading was it?"],
+         ["D17:19"]),
+        (HELD28, ["what were u going for w all that blue in ur abstract?",
+                  "nah i mean mine, the red n blue one, what did the colors stand for?"],
+         ["D16:13"]),
+        (HELD28, ["that mentoring thing i signed up for way back",
+                  "who was the kid i got paired with again?"], ["D9:6"]),
+        (HELD28, ["what did i stumble on while i was out walking around my block that one time? i "
+                  "took a pic of it"], ["D14:23"]),
+    ],
+    "group:locomo/conv-30.json": [
+        (HELD28, ["ugh the studio's AC is dripping on the marley again n the landlord won't pick "
+                  "up smh. Rook, what did Gina say she was tryna mash together w that online shop "
+                  "of hers?"],
+         ["D6:8", "D8:8"]),
+        (HELD28, ["Rook, Gina's basically obsessed w dancing huh",
+                  "what did she compare it to again?"], ["D11:8"]),
+        (HELD28, ["Rook, what did Gina say her tattoo stands for?",
+                  "nah wait, what did she show off from back when she used to compete?"],
+         ["D9:10"]),
+        (HELD28, ["Rook, whats Gina's go-to when she needs to blow off some steam?"],
+         ["D1:7", "D8:6", "D11:6"]),
+    ],
+    "realtalk-dev/Chat_5_Nicolas_Nebraas.json": [
+        (HELD28, ["ugh the laundromat ate 4 of my quarters n my socks came out still soaked smh. "
+                  "btw whats one of the happiest things i remember from being a lil kid? my "
+                  "therapist asked n i blanked lol"],
+         ["D21:167", "D21:173"]),
+        (HELD28, ["remember my bday a while back when i made that huge pot of soup?",
+                  "what ended up happening w everybody i invited?"], ["D7:47"]),
+        (HELD28, ["u like olives?", "nah i mean me, what did i say about em?"], ["D17:14"]),
+        (HELD28, ["when do i even hit the bottle these days lol"], ["D17:79"]),
+    ],
+    "realtalk-dev/Chat_6_Vanessa_Nicolas.json": [
+        (HELD28, ["ugh my roommate blasted music til 3am n the fridge is leaking again smh. btw "
+                  "whats my sad-day dinner again, the one straight outta the tin lol"],
+         ["D13:1"]),
+        (HELD28, ["u still doing ur skincare every night?",
+                  "wait whats the longest i ever kept mine going lol"], ["D14:36"]),
+        (HELD28, ["u had shrimp in ur aquarium as a kid right?",
+                  "nah i mean me, what kinda pet did i say i wanted?"], ["D17:41"]),
+        (HELD28, ["what did my big sis just get hired as? my mom keeps bragging n i forgot lol"],
+         ["P6"]),
+    ],
+    "realtalk-dev/Chat_9_Fahim_Akib.json": [
+        (HELD28, ["bro the garage door opener died n i had to lift it by hand in the rain smh. btw "
+                  "what did me n the wife eat after that monster movie way back?"],
+         ["D4:6"]),
+        (HELD28, ["just found my old xbox controllers in the closet lol",
+                  "why cant i even use em anymore again?"], ["D18:12", "D18:13", "D18:15"]),
+        (HELD28, ["whats ur fav harry potter one, half blood prince?",
+                  "nah i mean me, which ones did i say were my favs?"], ["D3:20"]),
+        (HELD28, ["that big grocery list i made when i had ppl coming over, how many whole birds "
+                  "was i getting lol"], ["D14:31", "D14:35"]),
+    ],
+    "memdaily-zh-dev/memdaily-u41.json": [
+        (HELD28, ["今天后厨油烟机坏了，炒了一晚上菜，头发里全是油烟味儿。"
+                  "话说那个四千人的盛宴，"
+                  "主要是去干啥的来着？"], ["D1:5", "D4:10"]),
+        (HELD28, ["我同事不是在海味轩当服务员嘛", "她在哪个城市上班来着？"], ["D6:1"]),
+        (HELD28, ["那个美食运动狂欢节要搞几天来着？", "不是，我问的是青岛那个美食创新会"],
+         ["D4:13", "D7:4"]),
+        (HELD28, ["上回说俺要去的那个去运动品牌店里试新鞋新衣裳的活动，哪天几点开始来着？"],
+         ["D1:3", "D2:7"]),
+    ],
+    "memdaily-zh-dev/memdaily-u42.json": [
+        (HELD28, ["今天给鸡舍换了一下午垫草，一身的鸡屎味儿。"
+                  "话说那个把写毛笔字跟读书掺一块儿的盛宴，"
+                  "哪天几点开始来着？"], ["D3:4", "D4:4", "D7:3", "D8:4"]),
+        (HELD28, ["我上司不是叫赵国庆嘛", "他在哪个城市上班来着？"], ["D5:8"]),
+        (HELD28, ["我表妹在哪个城市上班来着？", "不是，我问的是我同事"], ["D2:5", "D5:3"]),
+        (HELD28, ["上回说俺要去的那个跑出去琢磨毛笔字奥妙的旅行，在哪个城市办来着？"],
+         ["D4:9", "D10:4"]),
+    ],
+    "memdaily-zh-dev/memdaily-u47.json": [
+        (HELD28, ["今天值完夜班回家，楼下又在装修，电钻响了一上午。"
+                  "话说那个七千人的骑车比赛，"
+                  "要比多久来着？"], ["D5:4", "D6:4", "D7:5"]),
+        (HELD28, ["我下礼拜不是要去那个骑着车到处吃的节嘛", "得来多少人来着？"], ["D7:9"]),
+        (HELD28, ["我舅妈邮箱多少来着？", "不是，我问的是我叔叔的"], ["D8:2"]),
+        (HELD28, ["俺家老爷子现在不上班了，天天一早就往外跑，是去干啥来着？"], ["P7"]),
+    ],
+}
+HELD28_PLANTED: dict[str, list[tuple[str, int, str]]] = {
+    "locomo/conv-43.json": [
+        ("P10", 19, "My cousin Nora just started working at the San Diego Zoo, she's on the "
+                    "penguin team and sends me videos every single day."),
+    ],
+    "realtalk-dev/Chat_6_Vanessa_Nicolas.json": [
+        ("P6", 12, "my big sis rosa just got hired as a flight attendant, shes gonna be flying out "
+                   "of jfk lol"),
+    ],
+    "memdaily-zh-dev/memdaily-u47.json": [
+        ("P7", 2, "我爸退休以后迷上了钓鱼，天天一大早就扛着鱼竿去西湖边蹲着。"),
+    ],
+}
+held_out_add(HELD28_PROBES, HELD28_PLANTED)
+
+
 class RoundProvider:
     """Answers at once; keeps every request of the last turn (a group's round)."""
 
