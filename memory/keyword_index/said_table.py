@@ -218,6 +218,11 @@ SAID_INSTEAD: tuple[tuple[tuple[str, ...], tuple[str, ...]], ...] = (
     (("boozy", "booze", "alcohol", "alcoholic", "liquor"),
      ("alcohol", "wine", "beer", "cocktail", "cocktails", "whiskey", "whisky", "vodka", "tequila",
       "rum", "gin", "brewery", "winery", "sake", "champagne", "margarita", "tasting")),
+    # Blowing off steam is told as stress relief ("whats Gina's go-to when she needs to blow off
+    # some steam" for "Dance is pretty much my go-to for stress relief").
+    (("blow off steam", "blow off some steam", "blowing off steam", "let off steam",
+      "let off some steam", "decompress", "destress", "de-stress"),
+     ("stress", "relief", "relax", "relaxing", "unwind", "calm", "chill", "decompress")),
     # Who one lives with, in any of its words.
     (("roommate", "roommates", "flatmate", "flatmates", "housemate", "housemates"),
      ("roommate", "roommates", "flatmate", "flatmates", "housemate", "housemates")),
@@ -506,4 +511,5 @@ NOT_KINDS = frozenset({"name", "名字", "boss", "领导", "老婆", "老公", "
                        "hump day", "after dark", "trip", "级别", "old man",
                        "old lady", "weather", "before i die", "breeder", "deals",
                        "ride to work", "sucked at", "get over", "console", "most trouble",
-                       "ps1", "motto", "out back", "dream job", "as a kid"})
+                       "ps1", "motto", "out back", "dream job", "as a kid",
+                       "blow off steam"})

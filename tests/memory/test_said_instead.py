@@ -411,6 +411,10 @@ def test_duobig_after_a_person_or_a_time_asks_an_age(question):
     ("what did they throw for him back when he was a kid", ["I like sushi.", "when I was "
                                                             "younger they threw me one",
                                                             "Nice weather."]),
+    # Blowing off steam told as stress relief.
+    ("whats her go-to when she needs to blow off some steam", ["I like sushi.", "Dance is my "
+                                                               "stress relief",
+                                                               "Nice weather."]),
     ("that pic of my dream studio", ["I like sushi.", "check my ideal dance spot by the water",
                                      "Nice weather."]),
     ("what was i always so freaked out about back then", ["I like sushi.", "I used to be "
